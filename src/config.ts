@@ -1,0 +1,104 @@
+import { z } from "zod";
+
+/**
+ * The whole environment contract of the service. Nothing else reads `process.env`: `loadConfig` parses it
+ * once at start-up and the typed result travels down through `deps`. Every variable is listed, with its
+ * default and meaning, in the README's configuration table (a test keeps the two in step).
+ */
+
+const port = z.coerce.number().int().min(0).max(65_535);
+const positiveInt = z.coerce.number().int().min(1);
+
+export const ConfigSchema = z.object({
+  PORT: port.default(8080).describe("TCP port the HTTP server listens on (0 picks a free port)."),
+  HOST: z.string().min(1).default("0.0.0.0").describe("Interface the HTTP server binds to."),
+  PUBLIC_BASE_URL: z
+    .url({ protocol: /^https?$/ })
+    .optional()
+    .describe("Public base URL used in llms.txt and OpenAPI `servers`; unset = derived from each request."),
+  LOG_LEVEL: z
+    .enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"])
+    .default("info")
+    .describe("pino log level."),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, "must start with postgres:// or postgresql://")
+    .optional()
+    .describe("PostgreSQL connection string. Unset = embedded PGlite in DATA_DIR."),
+  DATABASE_POOL_SIZE: positiveInt
+    .max(200)
+    .default(10)
+    .describe("Maximum connections in the PostgreSQL pool."),
+  DATA_DIR: z.string().min(1).default("./data").describe("Directory of the embedded PGlite database."),
+  PAYMENTS_MODE: z
+    .enum(["dev", "x402"])
+    .default("dev")
+    .describe("`dev`: faucet tokens pay for calls (offline, for development). `x402`: real USDC payments."),
+  DEV_TOKEN_TTL_SECONDS: positiveInt
+    .max(86_400)
+    .default(900)
+    .describe("Lifetime of a dev-faucet token in seconds (dev mode only)."),
+  MOR_PROVIDER: z
+    .string()
+    .regex(/^[a-z][a-z0-9_-]{1,31}$/, "must be a lower-case provider name such as paddle")
+    .default("paddle")
+    .describe("Merchant-of-record provider named in pricing (the spec's neutral `mor`)."),
+  MOR_PRICE_MONTHLY_CENTS: positiveInt
+    .max(1_000_000)
+    .default(2900)
+    .describe("Monthly subscription price in EUR cents, shown by GET /v1/pricing."),
+  CPV_LABELS: z
+    .string()
+    .min(1)
+    .optional()
+    .describe("Path or http(s) URL of a CPV label CSV (code,check_digit,label_en,label_es) loaded at start."),
+  NUTS_LABELS: z
+    .string()
+    .min(1)
+    .optional()
+    .describe("Path or http(s) URL of a NUTS CSV (code,level,name,…) loaded at start."),
+});
+
+export type Config = z.infer<typeof ConfigSchema>;
+
+export class ConfigError extends Error {
+  override name = "ConfigError";
+}
+
+/**
+ * Parses the environment. On failure throws a `ConfigError` whose message is one line naming the first bad
+ * variable and what it accepts, e.g. `PAYMENTS_MODE: invalid value "foo"; allowed: dev | x402`.
+ */
+export function loadConfig(env: Record<string, string | undefined>): Config {
+  // An empty variable means "unset": `FOO= npm start` should fall back to the default, not fail.
+  const cleaned = Object.fromEntries(
+    Object.entries(env).filter(([, value]) => value !== undefined && value !== ""),
+  );
+  const result = ConfigSchema.safeParse(cleaned);
+  if (result.success) {
+    return result.data;
+  }
+  const issue = result.error.issues[0];
+  const name = String(issue?.path[0] ?? "environment");
+  throw new ConfigError(`${name}: ${describeIssue(issue, cleaned[name])}`);
+}
+
+function describeIssue(issue: z.core.$ZodIssue | undefined, value: string | undefined): string {
+  if (!issue) {
+    return "invalid configuration";
+  }
+  const shown = value === undefined ? "" : ` (got "${value}")`;
+  if (issue.code === "invalid_value") {
+    return `invalid value${shown}; allowed: ${issue.values.map(String).join(" | ")}`;
+  }
+  return `${issue.message}${shown}`;
+}
+
+/** Rows of the README configuration table: name, default, meaning. */
+export function describeConfig(): { name: string; defaultValue: string; description: string }[] {
+  return Object.entries(ConfigSchema.shape).map(([name, schema]) => {
+    const parsed = (schema as z.ZodType).safeParse(undefined);
+    const defaultValue = parsed.success && parsed.data !== undefined ? String(parsed.data) : "(unset)";
+    return { name, defaultValue, description: schema.description ?? "" };
+  });
+}

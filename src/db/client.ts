@@ -1,0 +1,168 @@
+import { mkdirSync } from "node:fs";
+import { PGlite } from "@electric-sql/pglite";
+import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
+import { unaccent } from "@electric-sql/pglite/contrib/unaccent";
+import pg from "pg";
+
+/**
+ * One SQL dialect, two engines: PostgreSQL through a `pg` pool (production, scale-out) and PGlite (Postgres
+ * compiled to WASM, in-process; the zero-setup default). Callers see only this interface, so every query
+ * runs unchanged on both, and the test suite runs on both.
+ */
+export interface Queryable {
+  /** One statement with `$1…$n` parameters. */
+  query<T = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<QueryResult<T>>;
+  /** A script of several statements without parameters (migrations). */
+  exec(sql: string): Promise<void>;
+}
+
+export interface QueryResult<T> {
+  rows: T[];
+  rowCount: number;
+}
+
+export interface Db extends Queryable {
+  readonly engine: "postgres" | "pglite";
+  /** Runs `fn` in one transaction: committed when it resolves, rolled back when it throws. */
+  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+/*
+ * Both engines return the same JS values for the same column types:
+ *   int8 -> number (ids and cents stay far below 2^53), numeric -> number (amounts are served as JSON numbers),
+ *   date -> "YYYY-MM-DD" string (a calendar date has no time zone; a JS Date would invent one),
+ *   timestamptz -> Date, jsonb -> parsed value, arrays -> JS arrays.
+ */
+const INT8 = 20;
+const NUMERIC = 1700;
+const DATE = 1082;
+
+const toNumber = (value: string): number => Number(value);
+const asIs = (value: string): string => value;
+
+const pgTypeOverrides: Record<number, (value: string) => unknown> = {
+  [INT8]: toNumber,
+  [NUMERIC]: toNumber,
+  [DATE]: asIs,
+};
+
+export function createPgDb(connectionString: string, options: { poolSize?: number } = {}): Db {
+  const pool = new pg.Pool({
+    connectionString,
+    max: options.poolSize ?? 10,
+    // Every session runs in UTC so that timestamps read and written as text never depend on the server.
+    options: "-c TimeZone=UTC",
+    types: {
+      getTypeParser: ((oid: number, format?: "text" | "binary") =>
+        pgTypeOverrides[oid] ?? pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+    },
+  });
+  // An idle client that loses its connection must not crash the process; the pool replaces it.
+  pool.on("error", () => {});
+
+  const wrap = (client: pg.Pool | pg.PoolClient): Queryable => ({
+    async query<T>(sql: string, params?: readonly unknown[]) {
+      const result = await client.query(sql, params as unknown[] | undefined);
+      return { rows: result.rows as T[], rowCount: result.rowCount ?? 0 };
+    },
+    async exec(sql: string) {
+      await client.query(sql);
+    },
+  });
+
+  return {
+    engine: "postgres",
+    ...wrap(pool),
+    async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+      const client = await pool.connect();
+      try {
+        await client.query("BEGIN");
+        const result = await fn(wrap(client));
+        await client.query("COMMIT");
+        return result;
+      } catch (error) {
+        await client.query("ROLLBACK").catch(() => {});
+        throw error;
+      } finally {
+        client.release();
+      }
+    },
+    async close() {
+      await pool.end();
+    },
+  };
+}
+
+export interface PgliteOptions {
+  /** Directory for the data files; omitted = in memory. */
+  dataDir?: string;
+  /** A `dumpDataDir()` image to start from (tests clone a migrated template this way). */
+  loadDataDir?: Blob;
+}
+
+/** PGlite adds one capability: dumping its data directory as an image (tests clone a template this way). */
+export interface PgliteDb extends Db {
+  readonly engine: "pglite";
+  dumpImage(): Promise<Blob>;
+}
+
+export async function createPgliteDb(options: PgliteOptions = {}): Promise<PgliteDb> {
+  if (options.dataDir) {
+    mkdirSync(options.dataDir, { recursive: true });
+  }
+  const lite = await PGlite.create({
+    dataDir: options.dataDir,
+    loadDataDir: options.loadDataDir,
+    extensions: { unaccent, pg_trgm },
+    parsers: pgTypeOverrides,
+  });
+  await lite.exec("SET TIME ZONE 'UTC'");
+  return wrapPglite(lite);
+}
+
+type PgliteQueryable = Pick<PGlite, "query" | "exec">;
+
+function wrapPgliteQueryable(target: PgliteQueryable): Queryable {
+  return {
+    async query<T>(sql: string, params?: readonly unknown[]) {
+      const result = await target.query<T>(sql, params as unknown[] | undefined);
+      // PGlite reports affectedRows only for writes; a SELECT's count is its row count, as in `pg`.
+      return { rows: result.rows, rowCount: Math.max(result.affectedRows ?? 0, result.rows.length) };
+    },
+    async exec(sql: string) {
+      await target.exec(sql);
+    },
+  };
+}
+
+function wrapPglite(lite: PGlite): PgliteDb {
+  return {
+    engine: "pglite",
+    async dumpImage() {
+      const image = await lite.dumpDataDir("gzip");
+      return image;
+    },
+    ...wrapPgliteQueryable(lite),
+    transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+      // PGlite serialises transactions against all other queries on the instance, which gives the same
+      // isolation a pooled PostgreSQL connection would.
+      return lite.transaction((tx) => fn(wrapPgliteQueryable(tx)));
+    },
+    async close() {
+      await lite.close();
+    },
+  };
+}
+
+/** Opens the configured engine: PostgreSQL when a URL is given, otherwise PGlite in `dataDir`. */
+export async function openDb(options: {
+  databaseUrl?: string;
+  dataDir: string;
+  poolSize?: number;
+}): Promise<Db> {
+  if (options.databaseUrl) {
+    return createPgDb(options.databaseUrl, { poolSize: options.poolSize });
+  }
+  return createPgliteDb({ dataDir: options.dataDir });
+}

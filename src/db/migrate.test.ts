@@ -1,0 +1,116 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { createEmptyDb, type TestDatabase } from "../../test/helpers/db.ts";
+import { TEST_ENGINE } from "../../test/helpers/engines.ts";
+import { createPgDb } from "./client.ts";
+import { loadMigrations, migrate } from "./migrate.ts";
+
+const EXPECTED_TABLES = [
+  "api_calls",
+  "awards",
+  "buyer_aliases",
+  "buyer_identifiers",
+  "buyers",
+  "company_aliases",
+  "company_identifiers",
+  "company_members",
+  "companies",
+  "cpv_codes",
+  "credit_accounts",
+  "credit_ledger",
+  "dev_tokens",
+  "ingest_checkpoints",
+  "ingest_errors",
+  "ingest_runs",
+  "leads",
+  "nuts_codes",
+  "payment_proofs",
+  "renewal_signals",
+  "schema_migrations",
+  "tender_versions",
+  "tenders",
+  "webhook_events",
+];
+
+let handle: TestDatabase | undefined;
+afterEach(async () => {
+  await handle?.destroy();
+  handle = undefined;
+});
+
+describe(`migrate (${TEST_ENGINE})`, () => {
+  it("creates the whole storage model on an empty database", async () => {
+    handle = await createEmptyDb();
+    const result = await migrate(handle.db);
+    expect(result.applied).toHaveLength(loadMigrations().length);
+    const { rows } = await handle.db.query<{ table_name: string }>(
+      "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name",
+    );
+    expect(rows.map((r) => r.table_name).sort()).toEqual([...EXPECTED_TABLES].sort());
+  });
+
+  it("does nothing when run again", async () => {
+    handle = await createEmptyDb();
+    await migrate(handle.db);
+    const again = await migrate(handle.db);
+    expect(again.applied).toEqual([]);
+    const { rows } = await handle.db.query<{ n: number }>("SELECT count(*)::int AS n FROM schema_migrations");
+    expect(rows[0]?.n).toBe(loadMigrations().length);
+  });
+
+  it("lets two migrators start at once: each migration is applied exactly once", async () => {
+    handle = await createEmptyDb();
+    // Two independent connections pools on PostgreSQL (as two processes would have); one instance on PGlite.
+    const second = handle.url ? createPgDb(handle.url, { poolSize: 2 }) : handle.db;
+    try {
+      const [a, b] = await Promise.all([migrate(handle.db), migrate(second)]);
+      const total = loadMigrations().length;
+      expect(a.applied.length + b.applied.length).toBe(total);
+      expect([a.applied.length, b.applied.length]).toContain(0);
+      const { rows } = await handle.db.query<{ id: number }>("SELECT id FROM schema_migrations ORDER BY id");
+      expect(rows.map((r) => r.id)).toEqual(Array.from({ length: total }, (_, i) => i + 1));
+    } finally {
+      if (second !== handle.db) {
+        await second.close();
+      }
+    }
+  });
+
+  it("rolls back a failing migration completely, ledger row included", async () => {
+    handle = await createEmptyDb();
+    const broken = [
+      ...loadMigrations(),
+      { id: 99, name: "broken", sql: "CREATE TABLE half (id int); SELECT 1/0;" },
+    ];
+    await expect(migrate(handle.db, broken)).rejects.toThrow(/division by zero/);
+    const { rows } = await handle.db.query(
+      "SELECT 1 FROM information_schema.tables WHERE table_schema = 'public' AND table_name IN ('half', 'tenders')",
+    );
+    expect(rows).toHaveLength(0);
+  });
+
+  it("indexes Spanish full text over unaccented title and description, and CPV prefixes", async () => {
+    handle = await createEmptyDb();
+    await migrate(handle.db);
+    await handle.db.query(
+      `INSERT INTO tenders (source, source_ref, title, description, cpv_all, upstream_updated, raw_hash)
+       VALUES ('placsp', 'ref-1', 'Servicios de ciberseguridad para TELEFÓNICA', 'Mantenimiento evolutivo', $1, now(), 'h')`,
+      [["72313000", "48000000"]],
+    );
+    const match = async (q: string) => {
+      const { rows } = (await handle?.db.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM tenders WHERE tsv @@ plainto_tsquery('spanish', immutable_unaccent($1))",
+        [q],
+      )) ?? { rows: [] };
+      return rows[0]?.n;
+    };
+    expect(await match("telefonica")).toBe(1); // accent- and case-insensitive
+    expect(await match("servicio")).toBe(1); // stemmed
+    expect(await match("mantenimientos evolutivos")).toBe(1); // description is indexed too
+    expect(await match("hardware")).toBe(0);
+    const { rows } = await handle.db.query<{ p: string[] }>("SELECT cpv_prefixes AS p FROM tenders");
+    expect(rows[0]?.p).toContain("72");
+    expect(rows[0]?.p).toContain("7231");
+    expect(rows[0]?.p).toContain("48000000");
+    expect(rows[0]?.p).not.toContain("7");
+  });
+});

@@ -1,0 +1,68 @@
+import type { Queryable } from "../client.ts";
+
+export interface TenderRow {
+  id: number;
+  source: string;
+  source_ref: string;
+  notice_type: string | null;
+  publication_date: string | null;
+  title: string | null;
+  description: string | null;
+  cpv_main: string | null;
+  cpv_all: string[];
+  procedure_type: string | null;
+  deadline: Date | null;
+  estimated_value: number | null;
+  currency: string | null;
+  nuts: string | null;
+  url: string | null;
+  buyer_id: number | null;
+  buyer_name: string | null;
+}
+
+export async function findTenderById(db: Queryable, id: number): Promise<TenderRow | undefined> {
+  const { rows } = await db.query<TenderRow>(
+    `SELECT t.id, t.source, t.source_ref, t.notice_type, t.publication_date, t.title, t.description,
+            t.cpv_main, t.cpv_all, t.procedure_type, t.deadline, t.estimated_value, t.currency, t.nuts, t.url,
+            t.buyer_id, b.name AS buyer_name
+       FROM tenders t
+       LEFT JOIN buyers b ON b.id = t.buyer_id
+      WHERE t.id = $1`,
+    [id],
+  );
+  return rows[0];
+}
+
+export interface AwardRow {
+  id: number;
+  tender_id: number;
+  source: string;
+  source_ref: string | null;
+  award_date: string | null;
+  lot: string | null;
+  winner_company_id: number | null;
+  winner_company_name: string | null;
+  value: number | null;
+  currency: string | null;
+  bidders_count: number | null;
+  framework: boolean;
+  value_is_ceiling: boolean;
+  duration_months: number | null;
+  start_date: string | null;
+  end_date: string | null;
+}
+
+/** Awards of one tender in a total order: lot (natural order of numbered lots), then id. */
+export async function listAwardsByTender(db: Queryable, tenderId: number): Promise<AwardRow[]> {
+  const { rows } = await db.query<AwardRow>(
+    `SELECT a.id, a.tender_id, a.source, a.source_ref, a.award_date, a.lot, a.winner_company_id,
+            c.name AS winner_company_name, a.value, a.currency, a.bidders_count, a.framework, a.value_is_ceiling,
+            a.duration_months, a.start_date, a.end_date
+       FROM awards a
+       LEFT JOIN companies c ON c.id = a.winner_company_id
+      WHERE a.tender_id = $1
+      ORDER BY length(coalesce(a.lot, '')), a.lot NULLS FIRST, a.id`,
+    [tenderId],
+  );
+  return rows;
+}

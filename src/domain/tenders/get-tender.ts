@@ -1,0 +1,118 @@
+import type { AwardRow, TenderRow } from "../../db/queries/tenders.ts";
+import { findTenderById, listAwardsByTender } from "../../db/queries/tenders.ts";
+import type { DomainContext } from "../context.ts";
+import { NotFoundError } from "../errors.ts";
+import { type Provenance, provenanceOf } from "../provenance.ts";
+
+export interface PartyRef {
+  id: number;
+  name: string;
+}
+
+export interface Award {
+  id: number;
+  tender_id: number | null;
+  source_ref: string | null;
+  award_date: string | null;
+  lot: string | null;
+  winner: PartyRef | null;
+  value: number | null;
+  currency: string | null;
+  bidders_count: number | null;
+  framework: boolean;
+  duration_months: number | null;
+  start_date: string | null;
+  end_date: string | null;
+}
+
+export interface Tender {
+  id: number;
+  source_ref: string | null;
+  notice_type: string | null;
+  publication_date: string | null;
+  title: string | null;
+  description: string | null;
+  cpv_main: string | null;
+  cpv_all: string[];
+  procedure_type: string | null;
+  deadline: string | null;
+  estimated_value: number | null;
+  currency: string | null;
+  nuts: string | null;
+  url: string | null;
+  buyer: PartyRef | null;
+  awards: Award[];
+}
+
+export interface TenderResult {
+  tender: Tender;
+  provenance: Provenance[];
+  /** True when at least one award value is a framework ceiling rather than a spend figure. */
+  hasCeilings: boolean;
+}
+
+/** One tender with its awards, in the spec's Tender shape, and where it comes from. */
+export async function getTender({
+  ctx,
+  input,
+}: {
+  ctx: DomainContext;
+  input: { id: number };
+}): Promise<TenderResult> {
+  const row = await findTenderById(ctx.db, input.id);
+  if (!row) {
+    throw new NotFoundError(
+      `No tender with id ${input.id}.`,
+      "Tender ids come from GET /v1/search results (field id, or tender_id on award rows).",
+    );
+  }
+  const awards = await listAwardsByTender(ctx.db, row.id);
+  return {
+    tender: toTender(row, awards.map(toAward)),
+    provenance: [provenanceOf(row)],
+    hasCeilings: awards.some((award) => award.value_is_ceiling && award.value !== null),
+  };
+}
+
+export function toTender(row: TenderRow, awards: Award[]): Tender {
+  return {
+    id: row.id,
+    source_ref: row.source_ref,
+    notice_type: row.notice_type,
+    publication_date: row.publication_date,
+    title: row.title,
+    description: row.description,
+    cpv_main: row.cpv_main,
+    cpv_all: row.cpv_all,
+    procedure_type: row.procedure_type,
+    deadline: row.deadline ? row.deadline.toISOString() : null,
+    estimated_value: row.estimated_value,
+    currency: row.currency,
+    nuts: row.nuts,
+    url: row.url,
+    buyer:
+      row.buyer_id !== null && row.buyer_name !== null ? { id: row.buyer_id, name: row.buyer_name } : null,
+    awards,
+  };
+}
+
+export function toAward(row: AwardRow): Award {
+  return {
+    id: row.id,
+    tender_id: row.tender_id,
+    source_ref: row.source_ref,
+    award_date: row.award_date,
+    lot: row.lot,
+    winner:
+      row.winner_company_id !== null && row.winner_company_name !== null
+        ? { id: row.winner_company_id, name: row.winner_company_name }
+        : null,
+    value: row.value,
+    currency: row.currency,
+    bidders_count: row.bidders_count,
+    framework: row.framework,
+    duration_months: row.duration_months,
+    start_date: row.start_date,
+    end_date: row.end_date,
+  };
+}

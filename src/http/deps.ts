@@ -1,0 +1,24 @@
+import type { Context } from "hono";
+import type { Config } from "../config.ts";
+import type { DomainContext } from "../domain/context.ts";
+import type { Payments } from "../payments/index.ts";
+import type { AppEnv } from "./env.ts";
+
+/** What route registrations receive. Handlers reach storage only through domain verbs. */
+export interface HttpDeps {
+  config: Config;
+  domain: DomainContext;
+  payments: Payments;
+  /** Routes the app serves, as `METHOD /path/:param` (known once all routes are registered). */
+  servedRoutes(): readonly string[];
+}
+
+/** The domain context for one request: the request's own logger, so verb logs carry its id. */
+export function domainContext(c: Context<AppEnv>, deps: HttpDeps): DomainContext {
+  return { ...deps.domain, log: c.get("log") };
+}
+
+/** The public base URL: configured, or the origin the request came in on. */
+export function baseUrl(c: Context<AppEnv>, deps: HttpDeps): string {
+  return (deps.config.PUBLIC_BASE_URL ?? new URL(c.req.url).origin).replace(/\/+$/, "");
+}

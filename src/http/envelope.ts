@@ -1,0 +1,70 @@
+import { z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import type { Provenance } from "../domain/provenance.ts";
+import { centsToUsd } from "../lib/money.ts";
+import type { AppEnv } from "./env.ts";
+
+export const ProvenanceSchema = z
+  .object({
+    source: z.enum(["ted", "placsp"]),
+    source_ref: z.string(),
+    url: z.url().optional(),
+  })
+  .openapi("Provenance");
+
+export const ConfidenceSchema = z.enum(["low", "medium", "high"]);
+
+export const MetaSchema = z
+  .object({
+    request_id: z.uuid(),
+    price_usd: z
+      .string()
+      .openapi({ example: "0.02", description: "Decimal US dollars charged for this call." }),
+    paid: z.boolean(),
+    provenance: z.array(ProvenanceSchema).openapi({ description: "Upstream notices the data comes from." }),
+    page: z.number().int().optional(),
+    total: z.number().int().optional(),
+    caveats: z.array(z.string()).optional(),
+    score_explanation: z.string().optional(),
+    methodology: z.string().optional(),
+    confidence_scale: z.array(ConfidenceSchema).optional(),
+    generated_at: z.iso.datetime().optional(),
+  })
+  .openapi("Meta");
+
+export type Meta = z.infer<typeof MetaSchema>;
+
+/** `{data, meta}` response schema for a data schema. */
+export function envelopeSchema<T extends z.ZodType>(data: T) {
+  return z.object({ data, meta: MetaSchema });
+}
+
+export interface MetaInput {
+  priceCents: number;
+  paid: boolean;
+  provenance?: Provenance[];
+  page?: number;
+  total?: number;
+  caveats?: string[];
+  score_explanation?: string;
+  methodology?: string;
+  confidence_scale?: ("low" | "medium" | "high")[];
+  generated_at?: string;
+}
+
+/** Builds the envelope every data endpoint answers with. */
+export function envelope<T>(c: Context<AppEnv>, data: T, input: MetaInput): { data: T; meta: Meta } {
+  const { priceCents, paid, provenance, ...optional } = input;
+  const meta: Meta = {
+    request_id: c.get("requestId"),
+    price_usd: centsToUsd(priceCents),
+    paid,
+    provenance: provenance ?? [],
+  };
+  for (const [key, value] of Object.entries(optional)) {
+    if (value !== undefined) {
+      Object.assign(meta, { [key]: value });
+    }
+  }
+  return { data, meta };
+}

@@ -1,0 +1,219 @@
+import { z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import { HTTPException } from "hono/http-exception";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { DomainError, type ErrorCode, PaymentRequiredError } from "../domain/errors.ts";
+import type { AppEnv } from "./env.ts";
+
+/** The spec's error codes and their HTTP statuses: the one map every surface uses. */
+export const ERROR_STATUS: Record<ErrorCode, ContentfulStatusCode> = {
+  invalid_query: 400,
+  payment_required: 402,
+  not_found: 404,
+  rate_limited: 429,
+  internal: 500,
+};
+
+export const ErrorSchema = z
+  .object({
+    error: z.object({
+      code: z.enum(Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]]),
+      message: z.string(),
+      hint: z
+        .string()
+        .optional()
+        .openapi({ description: "What to do next (written for agents and people)." }),
+    }),
+  })
+  .openapi("Error");
+
+const ERROR_DESCRIPTIONS: Record<number, string> = {
+  400: "invalid_query: a parameter violates its constraint; the message names it and the hint says how to fix it.",
+  402: "payment_required: no valid payment, or the prepaid balance is exhausted.",
+  404: "not_found: no record with this id.",
+  429: "rate_limited: too many requests; retry after the Retry-After header.",
+  500: "internal: server error; nothing was charged.",
+};
+
+/** OpenAPI response objects for the error statuses a route can answer. */
+export function errorResponses(...statuses: (400 | 402 | 404 | 429 | 500)[]) {
+  return Object.fromEntries(
+    statuses.map((status) => [
+      status,
+      {
+        description: ERROR_DESCRIPTIONS[status] ?? "error",
+        content: { "application/json": { schema: ErrorSchema } },
+      },
+    ]),
+  );
+}
+
+export function errorBody(code: ErrorCode, message: string, hint?: string) {
+  return { error: hint === undefined ? { code, message } : { code, message, hint } };
+}
+
+export function errorResponse(c: Context<AppEnv>, code: ErrorCode, message: string, hint?: string): Response {
+  return c.json(errorBody(code, message, hint), ERROR_STATUS[code]);
+}
+
+/**
+ * The app's onError: our own errors map by code; Hono's HTTP exceptions (malformed JSON, oversized bodies) are
+ * client errors in the same envelope; anything else is logged with its stack and answered with a generic 500
+ * that never leaks internals.
+ */
+export function handleError(error: Error, c: Context<AppEnv>): Response {
+  if (error instanceof PaymentRequiredError) {
+    for (const [name, value] of Object.entries(error.headers)) {
+      c.header(name, value);
+    }
+    return c.json({ ...errorBody(error.code, error.message, error.hint), ...error.details }, 402);
+  }
+  if (error instanceof DomainError) {
+    return errorResponse(c, error.code, error.message, error.hint);
+  }
+  if (error instanceof HTTPException && error.status < 500) {
+    return errorResponse(c, "invalid_query", clientErrorMessage(error), clientErrorHint(error));
+  }
+  const requestId = c.get("requestId");
+  c.get("log").error({ err: error }, "unhandled error");
+  return errorResponse(
+    c,
+    "internal",
+    "Internal server error.",
+    `Retry later; nothing was charged. If it persists, report request id ${requestId}.`,
+  );
+}
+
+function clientErrorMessage(error: HTTPException): string {
+  if (error.status === 413) {
+    return `Request body is larger than ${BODY_LIMIT_BYTES} bytes.`;
+  }
+  return error.message || "Malformed request.";
+}
+
+function clientErrorHint(error: HTTPException): string {
+  if (error.status === 413) {
+    return `Send a JSON body of at most ${BODY_LIMIT_BYTES} bytes.`;
+  }
+  if (/json/i.test(error.message)) {
+    return "Send a valid JSON object with header Content-Type: application/json.";
+  }
+  return "Check the request against GET /openapi.json.";
+}
+
+export const BODY_LIMIT_BYTES = 64 * 1024;
+
+type ValidationTarget = "query" | "param" | "json" | "header" | "form" | "cookie";
+
+const TARGET_NAMES: Record<ValidationTarget, string> = {
+  query: "query parameter",
+  param: "path parameter",
+  json: "body field",
+  header: "header",
+  form: "form field",
+  cookie: "cookie",
+};
+
+/**
+ * Turns zod issues into the spec's 400: the message names each parameter and its constraint, the hint says how
+ * to fix the first one.
+ */
+export function describeValidationFailure(
+  issues: readonly z.core.$ZodIssue[],
+  target: ValidationTarget,
+  rawValue: (name: string) => unknown,
+): { message: string; hint: string } {
+  const described = issues.map((issue) => describeIssue(issue, target, rawValue));
+  return {
+    message: described.map((d) => d.message).join("; "),
+    hint: described[0]?.hint ?? "Check the request against GET /openapi.json.",
+  };
+}
+
+function describeIssue(
+  issue: z.core.$ZodIssue,
+  target: ValidationTarget,
+  rawValue: (name: string) => unknown,
+): { message: string; hint: string } {
+  const where = TARGET_NAMES[target];
+  const name = issue.path.map(String).join(".");
+  if (!name) {
+    if (issue.code === "unrecognized_keys") {
+      const keys = issue.keys.map((k) => `"${k}"`).join(", ");
+      return {
+        message: `Unknown ${where}(s) ${keys}.`,
+        hint: `Remove ${keys}; see GET /openapi.json for the fields.`,
+      };
+    }
+    return {
+      message: `Request ${target === "json" ? "body" : target} is invalid: ${issue.message}.`,
+      hint: target === "json" ? "Send a JSON object as described in GET /openapi.json." : issue.message,
+    };
+  }
+  const raw = rawValue(name);
+  const got = raw === undefined ? "" : ` (got ${JSON.stringify(raw)})`;
+  const subject = `${where} "${name}"`;
+  // A schema may phrase its own constraint ({ error: "a positive integer" }); zod's defaults start "Invalid"/"Too".
+  if (!/^(Invalid|Too (big|small))/.test(issue.message) && issue.code !== "unrecognized_keys") {
+    return {
+      message: `${subject} must be ${issue.message}${got}.`,
+      hint: `Send "${name}" as ${issue.message}.`,
+    };
+  }
+  switch (issue.code) {
+    case "too_big": {
+      const max = String(issue.maximum);
+      if (issue.origin === "string") {
+        return {
+          message: `${subject} must be at most ${max} characters${got}.`,
+          hint: `Shorten "${name}" to ${max} characters or fewer.`,
+        };
+      }
+      return {
+        message: `${subject} must be at most ${max}${got}.`,
+        hint: `Send "${name}" no greater than ${max}.`,
+      };
+    }
+    case "too_small": {
+      const min = String(issue.minimum);
+      if (issue.origin === "string") {
+        return {
+          message: `${subject} must be at least ${min} characters${got}.`,
+          hint: `Send at least ${min} characters in "${name}", or leave it out.`,
+        };
+      }
+      return {
+        message: `${subject} must be at least ${min}${got}.`,
+        hint: `Send "${name}" no smaller than ${min}.`,
+      };
+    }
+    case "invalid_type": {
+      if (raw === undefined) {
+        return { message: `${subject} is required.`, hint: `Add "${name}" (see GET /openapi.json).` };
+      }
+      const expected = issue.expected === "int" ? "an integer" : `a ${issue.expected}`;
+      return { message: `${subject} must be ${expected}${got}.`, hint: `Send "${name}" as ${expected}.` };
+    }
+    case "invalid_value": {
+      const allowed = issue.values.map(String).join(" | ");
+      return {
+        message: `${subject} must be one of ${allowed}${got}.`,
+        hint: `Set "${name}" to one of: ${allowed}.`,
+      };
+    }
+    case "invalid_format":
+      return {
+        message: `${subject} must be ${issue.message}${got}.`,
+        hint: `Send "${name}" as ${issue.message}.`,
+      };
+    case "unrecognized_keys": {
+      const keys = issue.keys.map((k) => `"${k}"`).join(", ");
+      return { message: `Unknown field(s) ${keys} in ${subject}.`, hint: `Remove ${keys}.` };
+    }
+    default:
+      return {
+        message: `${subject} is invalid: ${issue.message}${got}.`,
+        hint: `Fix "${name}": ${issue.message}.`,
+      };
+  }
+}

@@ -1,0 +1,71 @@
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { baseUrl, type HttpDeps } from "./deps.ts";
+import type { AppEnv } from "./env.ts";
+import { errorResponses } from "./errors.ts";
+
+export const API_VERSION = "0.1.0";
+
+/** Registers the security scheme of paid operations; done once per app. */
+export function registerSecuritySchemes(app: OpenAPIHono<AppEnv>): void {
+  app.openAPIRegistry.registerComponent("securitySchemes", "paymentSignature", {
+    type: "apiKey",
+    in: "header",
+    name: "PAYMENT-SIGNATURE",
+    description:
+      "x402 v2 payment payload (base64), sent after a 402 answer. Alternatives on the same operations: " +
+      "X-PAYMENT (x402 v1 payload, subscription key or, in dev mode, a faucet token) and x-client-key " +
+      "(prepaid credits).",
+  });
+}
+
+export type OpenApiDocument = ReturnType<OpenAPIHono<AppEnv>["getOpenAPI31Document"]>;
+
+/** The OpenAPI 3.1 document, generated from the same zod schemas that validate requests. */
+export function buildOpenApiDocument(app: OpenAPIHono<AppEnv>, serverUrl: string): OpenApiDocument {
+  return app.getOpenAPI31Document({
+    openapi: "3.1.0",
+    info: {
+      title: "procurement-intel",
+      version: API_VERSION,
+      description:
+        "Pay-per-call intelligence over Spanish (PLACSP) and EU (TED) public-procurement notices, focused on IT, " +
+        "software and cyber contracts. Paid calls answer 402 until paid (x402 USDC, prepaid credits or " +
+        "subscription). Errors: {error: {code, message, hint}}. Start with GET /llms.txt and GET /v1/pricing.",
+    },
+    servers: [{ url: serverUrl }],
+    tags: [
+      { name: "discovery", description: "Free: what the service offers and what it costs." },
+      { name: "tenders", description: "Tenders and their awards." },
+      { name: "payments", description: "Paying for calls." },
+    ],
+  });
+}
+
+const openApiRoute = createRoute({
+  method: "get",
+  path: "/openapi.json",
+  operationId: "getOpenApi",
+  tags: ["discovery"],
+  summary: "This OpenAPI 3.1 description (free)",
+  responses: {
+    200: {
+      description: "OpenAPI 3.1.0 document.",
+      content: { "application/json": { schema: z.object({}).passthrough() } },
+    },
+    ...errorResponses(429, 500),
+  },
+});
+
+export function registerOpenApiRoute(app: OpenAPIHono<AppEnv>, deps: HttpDeps): void {
+  // The document depends only on the registered routes and the base URL: build it once per base URL.
+  const cache = new Map<string, OpenApiDocument>();
+  app.openapi(openApiRoute, (c) => {
+    const url = baseUrl(c, deps);
+    let document = cache.get(url);
+    if (!document) {
+      document = buildOpenApiDocument(app, url);
+      cache.set(url, document);
+    }
+    return c.json(document as unknown as Record<string, unknown>, 200);
+  });
+}

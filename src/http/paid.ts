@@ -1,0 +1,56 @@
+import type { Context } from "hono";
+import { priceOf } from "../domain/pricing/price-table.ts";
+import type { PaymentCredentials } from "../payments/index.ts";
+import type { HttpDeps } from "./deps.ts";
+import type { AppEnv } from "./env.ts";
+
+/** Payment material from the request headers (names are case-insensitive in HTTP). */
+export function credentialsFrom(c: Context<AppEnv>): PaymentCredentials {
+  const credentials: PaymentCredentials = {};
+  const xPayment = c.req.header("x-payment");
+  const paymentSignature = c.req.header("payment-signature");
+  const clientKey = c.req.header("x-client-key");
+  if (xPayment) {
+    credentials.xPayment = xPayment.trim();
+  }
+  if (paymentSignature) {
+    credentials.paymentSignature = paymentSignature.trim();
+  }
+  if (clientKey) {
+    credentials.clientKey = clientKey.trim();
+  }
+  return credentials;
+}
+
+/**
+ * Runs a priced handler body behind the payment gate. Called after validation, so an invalid request is
+ * answered 400 and costs nothing. Returns the produced value and the price charged, for the envelope.
+ */
+export async function servePaid<T>(
+  c: Context<AppEnv>,
+  deps: HttpDeps,
+  endpoint: string,
+  produce: () => Promise<T>,
+): Promise<{ value: T; priceCents: number }> {
+  const entry = priceOf(endpoint);
+  const result = await deps.payments.charge(
+    { endpoint: entry.endpoint, priceCents: entry.priceCents, credentials: credentialsFrom(c) },
+    c.get("requestId"),
+    produce,
+  );
+  for (const [name, value] of Object.entries(result.headers)) {
+    c.header(name, value);
+  }
+  return { value: result.value, priceCents: entry.priceCents };
+}
+
+/** OpenAPI fields of a priced operation: the security scheme and the price, from the one price table. */
+export function pricedOperation(endpoint: string) {
+  const entry = priceOf(endpoint);
+  const price = (entry.priceCents / 100).toFixed(2);
+  return {
+    security: [{ paymentSignature: [] }],
+    "x-price-usd": price,
+    description: `${entry.summary}\n\nPrice: ${price} USD per call (x402, prepaid credits or subscription).`,
+  };
+}

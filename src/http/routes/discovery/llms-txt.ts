@@ -1,0 +1,101 @@
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { FAUCET_ENDPOINT } from "../../../domain/pricing/get-pricing.ts";
+import { findPrice, priceUsd } from "../../../domain/pricing/price-table.ts";
+import { baseUrl, type HttpDeps } from "../../deps.ts";
+import type { AppEnv } from "../../env.ts";
+import { errorResponses } from "../../errors.ts";
+import { buildOpenApiDocument, type OpenApiDocument } from "../../openapi.ts";
+
+interface Operation {
+  endpoint: string;
+  path: string;
+  summary: string;
+}
+
+/** Operations of the OpenAPI document, named as the price table names endpoints (`GET /v1/tenders/:id`). */
+function operationsOf(document: OpenApiDocument): Operation[] {
+  const operations: Operation[] = [];
+  for (const [path, item] of Object.entries(document.paths ?? {})) {
+    for (const method of ["get", "post", "put", "patch", "delete"] as const) {
+      const operation = item?.[method];
+      if (operation) {
+        const endpoint = `${method.toUpperCase()} ${path.replace(/\{([^}]+)\}/g, ":$1")}`;
+        operations.push({ endpoint, path, summary: operation.summary ?? "" });
+      }
+    }
+  }
+  return operations.sort((a, b) => a.path.localeCompare(b.path) || a.endpoint.localeCompare(b.endpoint));
+}
+
+/**
+ * llms.txt (llmstxt.org): H1, summary blockquote, details, then H2 link lists. Built from the OpenAPI document
+ * (what is served) and the price table (what it costs), so it cannot drift from either.
+ */
+export function buildLlmsTxt(input: {
+  base: string;
+  paymentsMode: "dev" | "x402";
+  document: OpenApiDocument;
+}): string {
+  const { base, paymentsMode, document } = input;
+  const operations = operationsOf(document).map((op) => ({ op, price: findPrice(op.endpoint) }));
+  const line = ({ op, price }: (typeof operations)[number]) => {
+    const cost = price && !price.free ? `${priceUsd(price)} USD` : "free";
+    return `- [${op.endpoint}](${base}${op.path}): ${cost}. ${op.summary}`;
+  };
+  const payment =
+    paymentsMode === "dev"
+      ? `Payments run in development mode: ${FAUCET_ENDPOINT} with {"endpoint": "<METHOD /path>"} returns a single-use token; send it as header X-PAYMENT. No money moves.`
+      : "Payments: an unpaid call answers HTTP 402 with header PAYMENT-REQUIRED (x402 v2); retry with header PAYMENT-SIGNATURE (v1: X-PAYMENT). Prepaid credits: header x-client-key.";
+  return [
+    "# procurement-intel",
+    "",
+    "> Pay-per-call REST API over Spanish (PLACSP) and EU (TED) public-procurement notices, focused on IT, software and cyber contracts: who wins what from whom, what is about to be re-tendered, which open tenders fit a company. Paid per call in USDC over x402, from prepaid credits, or by subscription.",
+    "",
+    "Discovery order: 1. GET /llms.txt (this file), 2. GET /openapi.json (REST schema), 3. GET /v1/pricing (prices and payment flow), 4. paid calls.",
+    "",
+    `- ${payment}`,
+    "- Answers are {data, meta}; meta carries request_id, price_usd, paid and provenance (upstream notice references and URLs).",
+    "- Errors are {error: {code, message, hint}} with codes invalid_query (400), payment_required (402), not_found (404), rate_limited (429), internal (500); the hint says what to do next.",
+    "- Unknown values are null, never invented. Framework agreement values are ceilings, not spend.",
+    "",
+    "## Discovery",
+    `- [OpenAPI 3.1](${base}/openapi.json): every route with its parameters, limits and error responses`,
+    `- [Pricing](${base}/v1/pricing): price of every endpoint and how to pay (free)`,
+    "",
+    "## Paid endpoints",
+    ...operations.filter(({ price }) => price && !price.free).map(line),
+    "",
+    "## Free endpoints",
+    ...operations.filter(({ price }) => !price || price.free).map(line),
+    "",
+  ].join("\n");
+}
+
+const route = createRoute({
+  method: "get",
+  path: "/llms.txt",
+  operationId: "getLlmsTxt",
+  tags: ["discovery"],
+  summary: "Concise machine-readable description of the service (free)",
+  responses: {
+    200: { description: "llms.txt (Markdown).", content: { "text/plain": { schema: z.string() } } },
+    ...errorResponses(429, 500),
+  },
+});
+
+export function registerLlmsTxt(app: OpenAPIHono<AppEnv>, deps: HttpDeps): void {
+  const cache = new Map<string, string>();
+  app.openapi(route, (c) => {
+    const base = baseUrl(c, deps);
+    let text = cache.get(base);
+    if (text === undefined) {
+      text = buildLlmsTxt({
+        base,
+        paymentsMode: deps.config.PAYMENTS_MODE,
+        document: buildOpenApiDocument(app, base),
+      });
+      cache.set(base, text);
+    }
+    return c.text(text, 200, { "Content-Type": "text/plain; charset=utf-8" });
+  });
+}

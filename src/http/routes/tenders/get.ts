@@ -1,0 +1,49 @@
+import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
+import { getTender } from "../../../domain/tenders/get-tender.ts";
+import { domainContext, type HttpDeps } from "../../deps.ts";
+import type { AppEnv } from "../../env.ts";
+import { envelope, envelopeSchema } from "../../envelope.ts";
+import { errorResponses } from "../../errors.ts";
+import { pricedOperation, servePaid } from "../../paid.ts";
+import { IdParamSchema } from "../../schemas/common.ts";
+import { TenderSchema } from "./schema.ts";
+
+const ENDPOINT = "GET /v1/tenders/:id";
+
+export const CEILING_CAVEAT =
+  "Framework agreement award values are ceilings (maximum spend allowed), not amounts spent; never sum them as spend.";
+
+const route = createRoute({
+  method: "get",
+  path: "/v1/tenders/{id}",
+  operationId: "getTender",
+  tags: ["tenders"],
+  summary: "Get a tender with its awards",
+  ...pricedOperation(ENDPOINT),
+  request: { params: IdParamSchema },
+  responses: {
+    200: {
+      description: "The tender, its awards and the upstream notice in provenance.",
+      content: { "application/json": { schema: envelopeSchema(TenderSchema) } },
+    },
+    ...errorResponses(400, 402, 404, 429, 500),
+  },
+});
+
+export function registerGetTender(app: OpenAPIHono<AppEnv>, deps: HttpDeps): void {
+  app.openapi(route, async (c) => {
+    const { id } = c.req.valid("param");
+    const { value, priceCents } = await servePaid(c, deps, ENDPOINT, () =>
+      getTender({ ctx: domainContext(c, deps), input: { id } }),
+    );
+    return c.json(
+      envelope(c, value.tender, {
+        priceCents,
+        paid: true,
+        provenance: value.provenance,
+        caveats: value.hasCeilings ? [CEILING_CAVEAT] : undefined,
+      }),
+      200,
+    );
+  });
+}

@@ -1,0 +1,44 @@
+import { z } from "@hono/zod-openapi";
+import { DateSchema, PartyRefSchema } from "../../schemas/common.ts";
+
+export const AwardSchema = z
+  .object({
+    id: z.number().int(),
+    tender_id: z.number().int().nullable(),
+    source_ref: z.string().nullable(),
+    award_date: DateSchema.nullable(),
+    lot: z.string().nullable(),
+    winner: PartyRefSchema,
+    value: z
+      .number()
+      .nullable()
+      .openapi({ description: "Tax-exclusive value; for frameworks a ceiling, not spend." }),
+    currency: z.string().nullable(),
+    bidders_count: z.number().int().nullable(),
+    framework: z.boolean(),
+    duration_months: z.number().nullable(),
+    start_date: DateSchema.nullable(),
+    end_date: DateSchema.nullable(),
+  })
+  .openapi("Award");
+
+export const TenderSchema = z
+  .object({
+    id: z.number().int(),
+    source_ref: z.string().nullable(),
+    notice_type: z.string().nullable(),
+    publication_date: DateSchema.nullable(),
+    title: z.string().nullable(),
+    description: z.string().nullable(),
+    cpv_main: z.string().nullable(),
+    cpv_all: z.array(z.string()),
+    procedure_type: z.string().nullable(),
+    deadline: z.string().nullable().openapi({ format: "date-time" }),
+    estimated_value: z.number().nullable(),
+    currency: z.string().nullable(),
+    nuts: z.string().nullable(),
+    url: z.string().nullable().openapi({ format: "uri" }),
+    buyer: PartyRefSchema,
+    awards: z.array(AwardSchema),
+  })
+  .openapi("Tender");

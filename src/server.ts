@@ -1,0 +1,101 @@
+import { type ServerType, serve } from "@hono/node-server";
+import { createApp } from "./app.ts";
+import { type Config, ConfigError, loadConfig } from "./config.ts";
+import { type Db, openDb } from "./db/client.ts";
+import { migrate } from "./db/migrate.ts";
+import { loadCpvLabels, loadNutsNames } from "./ingest/refdata/load-reference.ts";
+import { systemClock } from "./lib/clock.ts";
+import { createLogger, type Logger } from "./lib/logger.ts";
+import { createPayments } from "./payments/index.ts";
+
+export interface RunningServer {
+  server: ServerType;
+  port: number;
+  db: Db;
+  close(): Promise<void>;
+}
+
+/**
+ * Start-up sequence: config → database → migrations → reference data → app → listen. Used by `npm start`
+ * (main.ts) and `npm run cli -- serve`.
+ */
+export async function startServer(config: Config, log: Logger): Promise<RunningServer> {
+  const db = await openDb({
+    databaseUrl: config.DATABASE_URL,
+    dataDir: config.DATA_DIR,
+    poolSize: config.DATABASE_POOL_SIZE,
+  });
+  const migrated = await migrate(db);
+  log.info({ engine: db.engine, applied: migrated.applied, total: migrated.total }, "database ready");
+  await loadReferenceData(db, config, log);
+
+  const payments = createPayments({
+    db,
+    now: systemClock,
+    mode: config.PAYMENTS_MODE,
+    devTokenTtlSeconds: config.DEV_TOKEN_TTL_SECONDS,
+  });
+  const app = createApp({ config, domain: { db, log, now: systemClock }, payments });
+
+  const server = await new Promise<ServerType>((resolve) => {
+    const started = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST }, () =>
+      resolve(started),
+    );
+  });
+  const address = server.address();
+  const port = typeof address === "object" && address ? address.port : config.PORT;
+  log.info(
+    { port, host: config.HOST, paymentsMode: config.PAYMENTS_MODE },
+    `listening on http://${config.HOST}:${port}`,
+  );
+
+  return {
+    server,
+    port,
+    db,
+    async close() {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await db.close();
+    },
+  };
+}
+
+async function loadReferenceData(db: Db, config: Config, log: Logger): Promise<void> {
+  if (config.CPV_LABELS) {
+    const result = await loadCpvLabels(db, config.CPV_LABELS);
+    log.info({ source: config.CPV_LABELS, ...result }, "CPV labels loaded");
+  }
+  if (config.NUTS_LABELS) {
+    const result = await loadNutsNames(db, config.NUTS_LABELS);
+    log.info({ source: config.NUTS_LABELS, ...result }, "NUTS names loaded");
+  }
+}
+
+/** Process entry: parse the environment, start, and stop cleanly on SIGINT/SIGTERM. */
+export async function runFromEnvironment(env: Record<string, string | undefined>): Promise<void> {
+  let config: Config;
+  try {
+    config = loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`configuration error: ${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+  const log = createLogger(config.LOG_LEVEL);
+  let running: RunningServer;
+  try {
+    running = await startServer(config, log);
+  } catch (error) {
+    log.fatal({ err: error }, "start-up failed");
+    process.exit(1);
+  }
+  const stop = async (signal: string) => {
+    log.info({ signal }, "shutting down");
+    await running.close();
+    process.exit(0);
+  };
+  process.once("SIGINT", () => void stop("SIGINT"));
+  process.once("SIGTERM", () => void stop("SIGTERM"));
+}

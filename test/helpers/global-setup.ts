@@ -1,0 +1,66 @@
+import { writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pg from "pg";
+import type { TestProject } from "vitest/node";
+import { createPgDb, createPgliteDb } from "../../src/db/client.ts";
+import { migrate } from "../../src/db/migrate.ts";
+import { TEST_DATABASE_URL, withDatabase } from "./engines.ts";
+
+/**
+ * Migrates one template database per test run; each test file then starts from a copy of it (a PostgreSQL
+ * `CREATE DATABASE … TEMPLATE`, or a PGlite instance loaded from a data-dir image). Copies are cheap, migrations
+ * run once, and no two files share state.
+ */
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    template:
+      | { engine: "pglite"; imagePath: string }
+      | { engine: "postgres"; adminUrl: string; templateDb: string };
+  }
+}
+
+const RUN_ID = `${process.pid}_${Date.now().toString(36)}`;
+let cleanup: (() => Promise<void>) | undefined;
+
+export async function setup(project: TestProject): Promise<void> {
+  if (TEST_DATABASE_URL) {
+    const templateDb = `pi_tpl_${RUN_ID}`;
+    const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${templateDb}`);
+    await admin.end();
+    const db = createPgDb(withDatabase(TEST_DATABASE_URL, templateDb), { poolSize: 1 });
+    await migrate(db);
+    await db.close();
+    project.provide("template", { engine: "postgres", adminUrl: TEST_DATABASE_URL, templateDb });
+    cleanup = () => dropRunDatabases(TEST_DATABASE_URL ?? "", RUN_ID);
+    return;
+  }
+  const db = await createPgliteDb();
+  await migrate(db);
+  const image = await db.dumpImage();
+  await db.close();
+  const imagePath = join(tmpdir(), `pi-template-${RUN_ID}.tar.gz`);
+  await writeFile(imagePath, Buffer.from(await image.arrayBuffer()));
+  project.provide("template", { engine: "pglite", imagePath });
+}
+
+export async function teardown(): Promise<void> {
+  await cleanup?.();
+}
+
+/** Drops the template and every per-file database this run created (their names carry the run id). */
+async function dropRunDatabases(adminUrl: string, runId: string): Promise<void> {
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  const { rows } = await admin.query<{ datname: string }>(
+    "SELECT datname FROM pg_database WHERE datname LIKE $1 ORDER BY datname DESC",
+    [`pi\\_%\\_${runId}%`],
+  );
+  for (const { datname } of rows) {
+    await admin.query(`DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`);
+  }
+  await admin.end();
+}
