@@ -33,7 +33,7 @@ export async function loadCpvLabels(db: Db, source: string): Promise<LoadResult>
       skipped++;
       continue;
     }
-    const checkDigitText = (record.check_digit ?? match[2] ?? "").trim();
+    const checkDigitText = emptyToNull(record.check_digit) ?? match[2] ?? "";
     rows.push({
       code: match[1],
       checkDigit: /^\d$/.test(checkDigitText) ? Number(checkDigitText) : null,

@@ -1,0 +1,63 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SHARED_DIR } from "../helpers/engines.ts";
+import { runEntry } from "../helpers/process.ts";
+import { createServerDatabase, type ServerDatabase } from "../helpers/server-db.ts";
+
+describe("npm run cli", () => {
+  let database: ServerDatabase;
+  beforeAll(async () => {
+    database = await createServerDatabase();
+  });
+  afterAll(async () => {
+    await database?.destroy();
+  });
+
+  it("migrate applies nothing on a migrated database and says so", async () => {
+    await database.withDb(async () => {}); // PGlite: creates and migrates the directory
+    const { code, stdout } = await runEntry("src/cli.ts", ["migrate"], database.env);
+    expect(code).toBe(0);
+    expect(JSON.parse(stdout)).toMatchObject({ command: "migrate", applied: [] });
+  });
+
+  it("ingest cpv and ingest nuts load the shared reference files", async () => {
+    const cpv = await runEntry(
+      "src/cli.ts",
+      ["ingest", "cpv", "--source", `${SHARED_DIR}data/cpv/cpv2008.csv`],
+      database.env,
+    );
+    expect(cpv.code).toBe(0);
+    expect(JSON.parse(cpv.stdout)).toMatchObject({ command: "ingest cpv", loaded: 9454, skipped: 0 });
+    const nuts = await runEntry(
+      "src/cli.ts",
+      ["ingest", "nuts", "--source", `${SHARED_DIR}data/nuts/nuts.csv`],
+      database.env,
+    );
+    expect(nuts.code).toBe(0);
+    expect(JSON.parse(nuts.stdout)).toMatchObject({ loaded: 2121 });
+    const count = await database.withDb(async (db) => {
+      const { rows } = await db.query<{ n: number }>("SELECT count(*)::int AS n FROM cpv_codes");
+      return rows[0]?.n;
+    });
+    expect(count).toBe(9454);
+  });
+
+  it("explains usage errors with exit code 2", async () => {
+    const missing = await runEntry("src/cli.ts", ["ingest", "cpv"], database.env);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/^error: --source <path\|url> is required/);
+    const unknown = await runEntry("src/cli.ts", ["frobnicate"], database.env);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('unknown command "frobnicate"');
+  });
+
+  it("fails with one line when the source cannot be read", async () => {
+    const { code, stderr } = await runEntry(
+      "src/cli.ts",
+      ["ingest", "cpv", "--source", "/nonexistent.csv"],
+      database.env,
+    );
+    expect(code).toBe(1);
+    expect(stderr.trim().split("\n")).toHaveLength(1);
+    expect(stderr).toContain("/nonexistent.csv");
+  });
+});

@@ -1,0 +1,97 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SHARED_DIR } from "../helpers/engines.ts";
+import { insertTender } from "../helpers/factories.ts";
+import { runEntry, type Spawned, spawnEntry, waitForListening } from "../helpers/process.ts";
+import { createServerDatabase, type ServerDatabase } from "../helpers/server-db.ts";
+
+/** The real server process (src/main.ts, as `npm start` runs it after building) over real HTTP. */
+describe("the started server", () => {
+  let database: ServerDatabase;
+  let server: Spawned;
+  let base: string;
+  let tenderId: number;
+
+  beforeAll(async () => {
+    database = await createServerDatabase();
+    tenderId = await database.withDb((db) =>
+      insertTender(db, { sourceRef: "e2e-tender", title: "Ciberseguridad" }),
+    );
+    server = spawnEntry("src/main.ts", [], {
+      ...database.env,
+      PORT: "0",
+      HOST: "127.0.0.1",
+      LOG_LEVEL: "info",
+      CPV_LABELS: `${SHARED_DIR}data/cpv/cpv2008.csv`,
+    });
+    base = `http://127.0.0.1:${await waitForListening(server)}`;
+  });
+
+  afterAll(async () => {
+    server?.child.kill("SIGTERM");
+    await server?.exited;
+    await database?.destroy();
+  });
+
+  it("serves the discovery documents", async () => {
+    for (const path of ["/v1/pricing", "/openapi.json", "/llms.txt", "/health"]) {
+      const res = await fetch(`${base}${path}`);
+      expect(res.status, path).toBe(200);
+    }
+    const pricing = (await (await fetch(`${base}/v1/pricing`)).json()) as { data: { payments_mode: string } };
+    expect(pricing.data.payments_mode).toBe("dev");
+  });
+
+  it("completes a dev-token round trip: 402, faucet, paid 200, reuse 402", async () => {
+    const url = `${base}/v1/tenders/${tenderId}`;
+    const unpaid = await fetch(url);
+    expect(unpaid.status).toBe(402);
+
+    const faucet = await fetch(`${base}/v1/dev-faucet`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ endpoint: "GET /v1/tenders/:id" }),
+    });
+    expect(faucet.status).toBe(200);
+    const { token } = (await faucet.json()) as { token: string };
+
+    const paid = await fetch(url, { headers: { "X-PAYMENT": token } });
+    expect(paid.status).toBe(200);
+    const body = (await paid.json()) as { data: { id: number; title: string }; meta: { paid: boolean } };
+    expect(body.data).toMatchObject({ id: tenderId, title: "Ciberseguridad" });
+    expect(body.meta.paid).toBe(true);
+
+    const reused = await fetch(url, { headers: { "X-PAYMENT": token } });
+    expect(reused.status).toBe(402);
+  });
+
+  it("logs one JSON line per request carrying the request id", async () => {
+    const res = await fetch(`${base}/health`);
+    const requestId = res.headers.get("x-request-id") ?? "missing";
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const line = server
+      .stdout()
+      .split("\n")
+      .find((l) => l.includes(requestId));
+    expect(line).toBeDefined();
+    expect(JSON.parse(line ?? "{}")).toMatchObject({
+      requestId,
+      method: "GET",
+      path: "/health",
+      status: 200,
+    });
+  });
+
+  it("loaded the CPV labels named by CPV_LABELS at start", () => {
+    expect(server.stdout()).toMatch(/"loaded":9454,"skipped":0,"msg":"CPV labels loaded"/);
+  });
+});
+
+describe("start-up with bad configuration", () => {
+  it("stops with one line naming the variable", async () => {
+    const { code, stderr } = await runEntry("src/main.ts", [], { PAYMENTS_MODE: "free-for-all", PORT: "0" });
+    expect(code).toBe(1);
+    expect(stderr.trim()).toBe(
+      'configuration error: PAYMENTS_MODE: invalid value (got "free-for-all"); allowed: dev | x402',
+    );
+  });
+});

@@ -1,0 +1,51 @@
+import { describe, expect, it } from "vitest";
+import { PRICE_TABLE } from "../../src/domain/pricing/price-table.ts";
+import { buildTestApp } from "../helpers/app.ts";
+import { useTestDb } from "../helpers/db.ts";
+
+const t = useTestDb();
+
+async function llms(env: Record<string, string> = {}) {
+  const { app } = buildTestApp({ db: t.db, env });
+  const res = await app.request("/llms.txt");
+  return { res, text: await res.text() };
+}
+
+describe("GET /llms.txt", () => {
+  it("follows llmstxt.org: H1, summary blockquote, then H2 link lists", async () => {
+    const { res, text } = await llms();
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toMatch(/^text\/plain/);
+    const lines = text.split("\n");
+    expect(lines[0]).toBe("# procurement-intel");
+    expect(lines[2]?.startsWith("> ")).toBe(true);
+    const h2 = lines.filter((l) => l.startsWith("## "));
+    expect(h2).toEqual(["## Discovery", "## Paid endpoints", "## Free endpoints"]);
+    expect(lines.filter((l) => l.startsWith("#") && !l.startsWith("##"))).toHaveLength(1);
+  });
+
+  it("states the spec's discovery order", async () => {
+    const { text } = await llms();
+    const order = ["GET /llms.txt", "GET /openapi.json", "GET /v1/pricing"].map((s) => text.indexOf(s));
+    expect(order.every((i) => i >= 0)).toBe(true);
+    expect([...order].sort((a, b) => a - b)).toEqual(order);
+  });
+
+  it("lists each served paid endpoint with its price from the price table", async () => {
+    const { text } = await llms({ PUBLIC_BASE_URL: "https://api.example.org" });
+    const tender = PRICE_TABLE.find((e) => e.endpoint === "GET /v1/tenders/:id");
+    expect(text).toContain(
+      `- [GET /v1/tenders/:id](https://api.example.org/v1/tenders/{id}): ${((tender?.priceCents ?? 0) / 100).toFixed(2)} USD.`,
+    );
+    expect(text).toContain("- [GET /v1/pricing](https://api.example.org/v1/pricing): free.");
+    // Not served yet, so not advertised.
+    expect(text).not.toContain("/v1/search");
+  });
+
+  it("explains how to pay in the configured mode", async () => {
+    expect((await llms()).text).toContain("POST /v1/dev-faucet");
+    const x402 = (await llms({ PAYMENTS_MODE: "x402" })).text;
+    expect(x402).not.toContain("dev-faucet");
+    expect(x402).toContain("PAYMENT-SIGNATURE");
+  });
+});
