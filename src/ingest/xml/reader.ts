@@ -1,0 +1,177 @@
+import { TextDecoder } from "node:util";
+import type { SaxesTagNS } from "saxes";
+import { SaxesParser } from "saxes";
+import type { XmlElement } from "./element.ts";
+
+/**
+ * Streaming XML reader: turns a byte or string stream into the few subtrees a caller asks for (one ATOM
+ * entry, one TED notice), so memory stays proportional to one record however large the document is
+ * (PLACSP pages are 10–30 MB, TED daily packages more). Everything outside the selected subtrees is
+ * parsed and dropped.
+ *
+ * Security: feeds come from the network, so any DOCTYPE is rejected (no DTD, no entity declarations, no
+ * billion-laughs), and only the five predefined XML entities plus character references are accepted;
+ * saxes reports any other entity reference as an error, which we turn into an `XmlError`.
+ */
+
+export class XmlError extends Error {
+  override readonly name = "XmlError";
+}
+
+export interface XmlReadOptions {
+  /**
+   * Decides which elements are materialized as records. Called for every start tag that is not already
+   * inside a selected element, with its namespace URI, local name and depth (the root element is depth 0).
+   */
+  select: (ns: string, name: string, depth: number) => boolean;
+}
+
+export type XmlReadItem =
+  /** The root start tag, always the first item: lets a caller reject a wrong document before reading on. */
+  | { kind: "root"; ns: string; name: string; attrs: Record<string, string> }
+  /** A completed selected element with all its descendants. */
+  | { kind: "element"; element: XmlElement; depth: number };
+
+/**
+ * Reads `input` chunk by chunk and yields the root tag, then each selected element as soon as its end tag
+ * has been read. Byte chunks are decoded as UTF-8 across chunk boundaries; string chunks are taken as
+ * already decoded (do not mix the two in one stream).
+ *
+ * Throws `XmlError` on malformed XML, a DOCTYPE, an unknown entity, invalid UTF-8, a declared encoding
+ * other than UTF-8 (for byte input), and on a document that ends early (truncated): the records completed
+ * before the cut have been yielded by then, the partial one never is.
+ */
+export async function* readXmlElements(
+  input: AsyncIterable<string | Uint8Array>,
+  options: XmlReadOptions,
+): AsyncGenerator<XmlReadItem, void, undefined> {
+  const queue: XmlReadItem[] = [];
+  const parser = new SaxesParser({ xmlns: true, position: true });
+  // Open materialized elements, innermost last; empty while outside any selected record.
+  const stack: XmlElement[] = [];
+  let depth = 0;
+  let sawBytes = false;
+
+  parser.on("doctype", () => {
+    throw new XmlError("DOCTYPE declarations are not allowed (no DTDs or entity declarations)");
+  });
+  parser.on("xmldecl", (decl) => {
+    const encoding = decl.encoding?.toLowerCase().replace(/[-_]/g, "");
+    if (sawBytes && encoding !== undefined && encoding !== "utf8") {
+      throw new XmlError(`unsupported encoding "${decl.encoding}": only UTF-8 is read`);
+    }
+  });
+  parser.on("error", (err) => {
+    throw new XmlError(err.message, { cause: err });
+  });
+  parser.on("opentag", (tag: SaxesTagNS) => {
+    if (depth === 0) {
+      queue.push({ kind: "root", ns: tag.uri, name: tag.local, attrs: attributesOf(tag) });
+    }
+    const parent = stack.at(-1);
+    if (parent || options.select(tag.uri, tag.local, depth)) {
+      const element: XmlElement = {
+        ns: tag.uri,
+        name: tag.local,
+        attrs: attributesOf(tag),
+        children: [],
+        text: "",
+      };
+      parent?.children.push(element);
+      stack.push(element);
+    }
+    depth += 1;
+  });
+  parser.on("closetag", () => {
+    depth -= 1;
+    const element = stack.pop();
+    if (element && stack.length === 0) {
+      queue.push({ kind: "element", element, depth });
+    }
+  });
+  const appendText = (data: string): void => {
+    const top = stack.at(-1);
+    if (top) {
+      top.text += data;
+    }
+  };
+  parser.on("text", appendText);
+  parser.on("cdata", appendText);
+
+  const decoder = new TextDecoder("utf-8", { fatal: true });
+  for await (const chunk of input) {
+    let data: string;
+    if (typeof chunk === "string") {
+      data = chunk;
+    } else {
+      sawBytes = true;
+      data = decode(decoder, chunk, true);
+    }
+    const error = feed(parser, data);
+    // Items completed before an error are still handed out: a caller may prefer its own diagnosis (e.g.
+    // "root element is <html>") to a later well-formedness error.
+    yield* queue.splice(0);
+    if (error) {
+      throw error;
+    }
+  }
+  const rest = decode(decoder, new Uint8Array(0), false);
+  let error = feed(parser, rest);
+  if (!error) {
+    try {
+      parser.close();
+    } catch (err) {
+      error = asXmlError(err);
+    }
+  }
+  yield* queue.splice(0);
+  if (error) {
+    throw new XmlError(`truncated or malformed document: ${error.message}`, { cause: error });
+  }
+}
+
+/** Writes one chunk; returns the error instead of throwing so queued items can be yielded first. */
+function feed(parser: SaxesParser<{ xmlns: true; position: true }>, data: string): XmlError | null {
+  if (data === "") {
+    return null;
+  }
+  try {
+    parser.write(data);
+    return null;
+  } catch (err) {
+    return asXmlError(err);
+  }
+}
+
+function decode(decoder: TextDecoder, bytes: Uint8Array, stream: boolean): string {
+  try {
+    return decoder.decode(bytes, { stream });
+  } catch (err) {
+    throw new XmlError(stream ? "invalid UTF-8 in input" : "input ends inside a UTF-8 sequence", {
+      cause: err,
+    });
+  }
+}
+
+function asXmlError(err: unknown): XmlError {
+  if (err instanceof XmlError) {
+    return err;
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  return new XmlError(message, { cause: err });
+}
+
+function attributesOf(tag: SaxesTagNS): Record<string, string> {
+  // No prototype: attribute names such as "constructor" or "__proto__" must be plain keys.
+  const attrs = Object.create(null) as Record<string, string>;
+  for (const attribute of Object.values(tag.attributes)) {
+    if (attribute.prefix === "xmlns" || attribute.name === "xmlns") {
+      continue;
+    }
+    // Unprefixed attributes take precedence over a prefixed one with the same local name.
+    if (attribute.prefix === "" || attrs[attribute.local] === undefined) {
+      attrs[attribute.local] = attribute.value;
+    }
+  }
+  return attrs;
+}
