@@ -26,6 +26,7 @@ const EXPECTED_TABLES = [
   "payment_proofs",
   "renewal_signals",
   "schema_migrations",
+  "tender_tombstones",
   "tender_versions",
   "tenders",
   "webhook_events",

@@ -90,3 +90,11 @@ async function adminQuery(adminUrl: string, sql: string): Promise<void> {
     await client.end();
   }
 }
+
+/** Empties every data table (keeps the schema and the migration ledger): a clean slate between tests. */
+export async function truncateAll(db: Db): Promise<void> {
+  const { rows } = await db.query<{ tablename: string }>(
+    "SELECT tablename FROM pg_tables WHERE schemaname = 'public' AND tablename <> 'schema_migrations'",
+  );
+  await db.exec(`TRUNCATE ${rows.map((r) => r.tablename).join(", ")} RESTART IDENTITY CASCADE`);
+}

@@ -1,0 +1,214 @@
+import type { Queryable } from "../client.ts";
+
+/**
+ * Companies and buyers as ingestion writes them. Batches go in as one JSON parameter expanded with
+ * jsonb_to_recordset (one round trip per batch on both engines). Rows are sorted by the caller so that two
+ * concurrent ingesters lock in the same order.
+ */
+
+export interface NewCompany {
+  name: string;
+  name_norm: string;
+  nif: string | null;
+  country: string | null;
+  is_joint_venture: boolean;
+}
+
+/** Inserts companies keyed by NIF that do not exist yet; returns the id of every requested NIF. */
+export async function ensureCompaniesByNif(
+  db: Queryable,
+  rows: readonly NewCompany[],
+): Promise<Map<string, number>> {
+  if (rows.length === 0) {
+    return new Map();
+  }
+  await db.query(
+    `INSERT INTO companies (name, name_norm, nif, country, is_joint_venture)
+     SELECT r.name, r.name_norm, r.nif, r.country, r.is_joint_venture
+       FROM jsonb_to_recordset($1::jsonb) AS r(name text, name_norm text, nif text, country text, is_joint_venture boolean)
+     ON CONFLICT (nif) WHERE nif IS NOT NULL DO NOTHING`,
+    [JSON.stringify(rows)],
+  );
+  const { rows: found } = await db.query<{ id: number; nif: string }>(
+    "SELECT id, nif FROM companies WHERE nif = ANY($1::text[])",
+    [rows.map((r) => r.nif)],
+  );
+  return new Map(found.map((r) => [r.nif, r.id]));
+}
+
+/** Same for parties without a valid tax id, keyed by exact normalized name among companies without NIF. */
+export async function ensureCompaniesByName(
+  db: Queryable,
+  rows: readonly NewCompany[],
+): Promise<Map<string, number>> {
+  if (rows.length === 0) {
+    return new Map();
+  }
+  await db.query(
+    `INSERT INTO companies (name, name_norm, nif, country, is_joint_venture)
+     SELECT r.name, r.name_norm, NULL, r.country, r.is_joint_venture
+       FROM jsonb_to_recordset($1::jsonb) AS r(name text, name_norm text, country text, is_joint_venture boolean)
+     ON CONFLICT (name_norm) WHERE nif IS NULL DO NOTHING`,
+    [JSON.stringify(rows)],
+  );
+  const { rows: found } = await db.query<{ id: number; name_norm: string }>(
+    "SELECT id, name_norm FROM companies WHERE nif IS NULL AND name_norm = ANY($1::text[])",
+    [rows.map((r) => r.name_norm)],
+  );
+  return new Map(found.map((r) => [r.name_norm, r.id]));
+}
+
+export async function addCompanyAliases(
+  db: Queryable,
+  rows: readonly { company_id: number; alias: string }[],
+): Promise<void> {
+  if (rows.length > 0) {
+    await db.query(
+      `INSERT INTO company_aliases (company_id, alias)
+       SELECT r.company_id, r.alias FROM jsonb_to_recordset($1::jsonb) AS r(company_id bigint, alias text)
+       ON CONFLICT DO NOTHING`,
+      [JSON.stringify(rows)],
+    );
+  }
+}
+
+export async function addCompanyIdentifiers(
+  db: Queryable,
+  rows: readonly { company_id: number; scheme: string; value: string }[],
+): Promise<void> {
+  if (rows.length > 0) {
+    await db.query(
+      `INSERT INTO company_identifiers (company_id, scheme, value)
+       SELECT r.company_id, r.scheme, r.value
+         FROM jsonb_to_recordset($1::jsonb) AS r(company_id bigint, scheme text, value text)
+       ON CONFLICT DO NOTHING`,
+      [JSON.stringify(rows)],
+    );
+  }
+}
+
+/** A party once seen as a joint venture stays one (the flag only ever turns on). */
+export async function markJointVentures(db: Queryable, ids: readonly number[]): Promise<void> {
+  if (ids.length > 0) {
+    await db.query(
+      "UPDATE companies SET is_joint_venture = true WHERE id = ANY($1::bigint[]) AND NOT is_joint_venture",
+      [ids],
+    );
+  }
+}
+
+export async function linkCompanyMembers(
+  db: Queryable,
+  rows: readonly { group_id: number; member_id: number }[],
+): Promise<void> {
+  if (rows.length > 0) {
+    await db.query(
+      `INSERT INTO company_members (group_id, member_id)
+       SELECT r.group_id, r.member_id FROM jsonb_to_recordset($1::jsonb) AS r(group_id bigint, member_id bigint)
+       WHERE r.group_id <> r.member_id
+       ON CONFLICT DO NOTHING`,
+      [JSON.stringify(rows)],
+    );
+  }
+}
+
+export interface BuyerIdentifier {
+  scheme: string;
+  value: string;
+}
+
+/** The buyer holding the first of these identifiers (in the given priority order), if any. */
+export async function findBuyerByIdentifiers(
+  db: Queryable,
+  identifiers: readonly BuyerIdentifier[],
+): Promise<number | undefined> {
+  if (identifiers.length === 0) {
+    return undefined;
+  }
+  const { rows } = await db.query<{ buyer_id: number }>(
+    `SELECT i.buyer_id
+       FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS wanted(scheme, value, priority)
+       JOIN buyer_identifiers i ON i.scheme = wanted.scheme AND i.value = wanted.value
+      ORDER BY wanted.priority
+      LIMIT 1`,
+    [identifiers.map((i) => i.scheme), identifiers.map((i) => i.value)],
+  );
+  return rows[0]?.buyer_id;
+}
+
+export interface BuyerDetails {
+  name: string;
+  name_norm: string;
+  nif: string | null;
+  dir3: string[];
+  platform_id: string | null;
+  country: string | null;
+  nuts: string | null;
+  org_type: string | null;
+}
+
+export async function insertBuyer(db: Queryable, buyer: BuyerDetails): Promise<number> {
+  const { rows } = await db.query<{ id: number }>(
+    `INSERT INTO buyers (name, name_norm, nif, dir3, platform_id, country, nuts, org_type)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id`,
+    [
+      buyer.name,
+      buyer.name_norm,
+      buyer.nif,
+      buyer.dir3,
+      buyer.platform_id,
+      buyer.country,
+      buyer.nuts,
+      buyer.org_type,
+    ],
+  );
+  const id = rows[0]?.id;
+  if (id === undefined) {
+    throw new Error("insert into buyers returned no id");
+  }
+  return id;
+}
+
+/**
+ * Completes a known buyer with what a newer notice says: fills fields that were unknown and adds DIR3 codes; a
+ * NIF is only set when no other buyer holds it. Known values are never overwritten by nulls.
+ */
+export async function completeBuyer(db: Queryable, id: number, buyer: BuyerDetails): Promise<void> {
+  await db.query(
+    `UPDATE buyers SET
+        nif = coalesce(nif, CASE WHEN NOT EXISTS (SELECT 1 FROM buyers o WHERE o.nif = $2) THEN $2 END),
+        dir3 = ARRAY(SELECT DISTINCT d FROM unnest(dir3 || $3::text[]) AS d ORDER BY d),
+        platform_id = coalesce(platform_id, $4),
+        country = coalesce(country, $5),
+        nuts = coalesce(nuts, $6),
+        org_type = coalesce(org_type, $7),
+        updated_at = now()
+      WHERE id = $1
+        AND (nif IS NULL AND $2::text IS NOT NULL OR NOT dir3 @> $3::text[] OR platform_id IS NULL AND $4::text IS NOT NULL
+             OR country IS NULL AND $5::text IS NOT NULL OR nuts IS NULL AND $6::text IS NOT NULL
+             OR org_type IS NULL AND $7::text IS NOT NULL)`,
+    [id, buyer.nif, buyer.dir3, buyer.platform_id, buyer.country, buyer.nuts, buyer.org_type],
+  );
+}
+
+export async function addBuyerIdentifiers(
+  db: Queryable,
+  buyerId: number,
+  identifiers: readonly BuyerIdentifier[],
+): Promise<void> {
+  if (identifiers.length > 0) {
+    await db.query(
+      `INSERT INTO buyer_identifiers (buyer_id, scheme, value)
+       SELECT $1, r.scheme, r.value FROM jsonb_to_recordset($2::jsonb) AS r(scheme text, value text)
+       ON CONFLICT DO NOTHING`,
+      [buyerId, JSON.stringify(identifiers)],
+    );
+  }
+}
+
+export async function addBuyerAlias(db: Queryable, buyerId: number, alias: string): Promise<void> {
+  await db.query("INSERT INTO buyer_aliases (buyer_id, alias) VALUES ($1, $2) ON CONFLICT DO NOTHING", [
+    buyerId,
+    alias,
+  ]);
+}

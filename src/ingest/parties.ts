@@ -1,0 +1,159 @@
+import type { Queryable } from "../db/client.ts";
+import {
+  addBuyerAlias,
+  addBuyerIdentifiers,
+  addCompanyAliases,
+  addCompanyIdentifiers,
+  type BuyerDetails,
+  type BuyerIdentifier,
+  completeBuyer,
+  ensureCompaniesByName,
+  ensureCompaniesByNif,
+  findBuyerByIdentifiers,
+  insertBuyer,
+  linkCompanyMembers,
+  markJointVentures,
+  type NewCompany,
+} from "../db/queries/parties.ts";
+import { cleanPartyName, normalizePartyName } from "../lib/party-names.ts";
+import type { NormalizedBuyer, NormalizedParty, NormalizedWinner } from "./model.ts";
+
+/**
+ * Entity resolution at ingestion (docs/entity-resolution.md):
+ * - a party with a valid Spanish tax id is the one company/buyer with that normalized NIF, across sources;
+ * - a party without one is matched on its exact normalized name, and only among parties that have no NIF
+ *   either, so the outcome does not depend on the order notices arrive in and a name never merges two
+ *   companies that have different tax ids;
+ * - joint ventures (UTE) are companies of their own, linked to their members, never merged into them;
+ * - every raw name seen is kept as an alias.
+ */
+
+/** The identity a company is matched on. */
+export function companyKey(party: NormalizedParty): string {
+  return party.nif ? `nif:${party.nif}` : `name:${normalizePartyName(party.name)}`;
+}
+
+/** Resolves (creating where needed) every winner and joint-venture member; returns a lookup by `companyKey`. */
+export async function resolveCompanies(
+  db: Queryable,
+  winners: readonly NormalizedWinner[],
+): Promise<Map<string, number>> {
+  const parties: NormalizedParty[] = [];
+  for (const winner of winners) {
+    parties.push(winner, ...winner.members);
+  }
+  const byNif = new Map<string, NewCompany>();
+  const byName = new Map<string, NewCompany>();
+  for (const party of parties) {
+    const name = cleanPartyName(party.name);
+    const nameNorm = normalizePartyName(party.name);
+    const row: NewCompany = {
+      name,
+      name_norm: nameNorm,
+      nif: party.nif,
+      country: party.country,
+      is_joint_venture: "isJointVenture" in party && party.isJointVenture === true,
+    };
+    const target = party.nif ? byNif : byName;
+    const key = party.nif ?? nameNorm;
+    // First name seen wins for a new company; later spellings become aliases.
+    if (!target.has(key)) {
+      target.set(key, row);
+    }
+  }
+  const sortedBy = (map: Map<string, NewCompany>) => [...map.entries()].sort(([a], [b]) => (a < b ? -1 : 1));
+  const nifIds = await ensureCompaniesByNif(
+    db,
+    sortedBy(byNif).map(([, row]) => row),
+  );
+  const nameIds = await ensureCompaniesByName(
+    db,
+    sortedBy(byName).map(([, row]) => row),
+  );
+
+  const ids = new Map<string, number>();
+  for (const [nif, id] of nifIds) {
+    ids.set(`nif:${nif}`, id);
+  }
+  for (const [name, id] of nameIds) {
+    ids.set(`name:${name}`, id);
+  }
+  const idOf = (party: NormalizedParty): number => {
+    const id = ids.get(companyKey(party));
+    if (id === undefined) {
+      throw new Error(`company not resolved: ${companyKey(party)}`);
+    }
+    return id;
+  };
+
+  const aliases = new Map<string, { company_id: number; alias: string }>();
+  const identifiers: { company_id: number; scheme: string; value: string }[] = [];
+  for (const party of parties) {
+    const id = idOf(party);
+    const alias = cleanPartyName(party.name);
+    aliases.set(`${id}\u0000${alias}`, { company_id: id, alias });
+    if (party.nif) {
+      identifiers.push({ company_id: id, scheme: "nif", value: party.nif });
+    }
+  }
+  await addCompanyAliases(db, [...aliases.values()]);
+  await addCompanyIdentifiers(db, identifiers);
+  await markJointVentures(db, winners.filter((w) => w.isJointVenture).map(idOf));
+  await linkCompanyMembers(
+    db,
+    winners.flatMap((w) => w.members.map((m) => ({ group_id: idOf(w), member_id: idOf(m) }))),
+  );
+  return ids;
+}
+
+/** The identifiers a buyer is matched on, in priority order (NIF, then platform id, then exact name). */
+function buyerLookupIdentifiers(buyer: NormalizedBuyer, nameNorm: string): BuyerIdentifier[] {
+  const ids: BuyerIdentifier[] = [];
+  if (buyer.nif) {
+    ids.push({ scheme: "nif", value: buyer.nif });
+  }
+  if (buyer.platformId) {
+    ids.push({ scheme: "placsp_platform", value: buyer.platformId });
+  }
+  if (ids.length === 0) {
+    ids.push({ scheme: "name", value: nameNorm });
+  }
+  return ids;
+}
+
+/** Resolves batches of buyers, remembering the ones already resolved in this batch. */
+export function createBuyerResolver(db: Queryable): (buyer: NormalizedBuyer) => Promise<number> {
+  const resolved = new Map<string, number>();
+  return async (buyer) => {
+    const nameNorm = normalizePartyName(buyer.name);
+    const lookup = buyerLookupIdentifiers(buyer, nameNorm);
+    const cacheKey = lookup.map((i) => `${i.scheme}:${i.value}`).join("|");
+    const cached = resolved.get(cacheKey);
+    if (cached !== undefined) {
+      return cached;
+    }
+    const details: BuyerDetails = {
+      name: cleanPartyName(buyer.name),
+      name_norm: nameNorm,
+      nif: buyer.nif,
+      dir3: [...new Set(buyer.dir3)].sort(),
+      platform_id: buyer.platformId,
+      country: buyer.country,
+      nuts: buyer.nuts,
+      org_type: buyer.orgType,
+    };
+    let id = await findBuyerByIdentifiers(db, lookup);
+    if (id === undefined) {
+      id = await insertBuyer(db, details);
+    } else {
+      await completeBuyer(db, id, details);
+    }
+    await addBuyerIdentifiers(db, id, [
+      ...lookup,
+      ...details.dir3.map((value) => ({ scheme: "dir3", value })),
+    ]);
+    await addBuyerAlias(db, id, details.name);
+    resolved.set(cacheKey, id);
+    return id;
+  };
+}

@@ -1,0 +1,99 @@
+import type { EntryFailure, IngestVersion } from "../apply-batch.ts";
+import type { Tombstone } from "../model.ts";
+import type { IngestRun } from "../run-context.ts";
+import type { XmlElement } from "../xml/element.ts";
+import { attr, child, text } from "../xml/element.ts";
+import { hashElement } from "../xml/hash.ts";
+import { NS } from "./namespaces.ts";
+import { normalizePlacspEntry } from "./normalize.ts";
+import { type FeedLink, readPlacspFeed } from "./parse.ts";
+
+export interface PageOptions {
+  /** PLACSP feed id (`643`, `1044`, `1143`) when known. */
+  feed: string | null;
+  /** Entries per transaction; a page of 500 entries is one or a few batches. */
+  batchSize: number;
+  /** Entries older than this instant (`…Z`) are skipped (the `--since` option). */
+  since: string | null;
+}
+
+export interface PageResult {
+  links: FeedLink[];
+  /** Oldest and newest entry version time seen on the page (null when it has no entries). */
+  oldest: string | null;
+  newest: string | null;
+  entries: number;
+}
+
+/**
+ * Streams one ATOM page through parse → normalize → apply, committing every `batchSize` entries. An entry that
+ * cannot be normalized is recorded as an error and skipped; the rest of the page goes on. If the page itself is
+ * broken (not ATOM, truncated), what was complete before the break is committed and the error propagates: the
+ * run fails and its checkpoint stays where it was.
+ */
+export async function ingestPlacspPage(
+  run: IngestRun,
+  body: AsyncIterable<string | Uint8Array>,
+  options: PageOptions,
+): Promise<PageResult> {
+  const result: PageResult = { links: [], oldest: null, newest: null, entries: 0 };
+  let versions: IngestVersion[] = [];
+  let tombstones: Tombstone[] = [];
+  let failures: EntryFailure[] = [];
+  const flush = async (pages: number) => {
+    await run.commit({ source: "placsp", versions, tombstones, failures }, pages);
+    versions = [];
+    tombstones = [];
+    failures = [];
+  };
+
+  try {
+    for await (const item of readPlacspFeed(body)) {
+      if (item.kind === "feed") {
+        result.links = item.links;
+      } else if (item.kind === "tombstone") {
+        tombstones.push(item.tombstone);
+      } else {
+        result.entries++;
+        const normalized = normalizeOrFail(item.element, options.feed);
+        if ("failure" in normalized) {
+          failures.push(normalized.failure);
+        } else {
+          const updated = normalized.tender.upstreamUpdated;
+          result.oldest = result.oldest === null || updated < result.oldest ? updated : result.oldest;
+          result.newest = result.newest === null || updated > result.newest ? updated : result.newest;
+          if (options.since === null || updated >= options.since) {
+            versions.push(normalized);
+          }
+        }
+      }
+      if (versions.length + tombstones.length + failures.length >= options.batchSize) {
+        await flush(0);
+      }
+    }
+  } catch (error) {
+    await flush(0);
+    throw error;
+  }
+  await flush(1);
+  return result;
+}
+
+function normalizeOrFail(entry: XmlElement, feed: string | null): IngestVersion | { failure: EntryFailure } {
+  try {
+    const normalized = normalizePlacspEntry(entry, { feed });
+    return { ...normalized, rawHash: hashElement(entry, isVersionTime) };
+  } catch (error) {
+    return {
+      failure: {
+        entryRef: text(child(entry, NS.atom, "id")) ?? attr(entry, "id"),
+        reason: error instanceof Error ? error.message : String(error),
+      },
+    };
+  }
+}
+
+/** `entry/updated` changes on every re-publication; it is the version time, not content. */
+function isVersionTime(el: XmlElement, depth: number): boolean {
+  return depth === 1 && el.ns === NS.atom && el.name === "updated";
+}

@@ -1,0 +1,83 @@
+import type { Db } from "../db/client.ts";
+import {
+  addToIngestRun,
+  finishIngestRun,
+  insertIngestErrors,
+  type RunCounters,
+  startIngestRun,
+} from "../db/queries/ingest-runs.ts";
+import type { Clock } from "../lib/clock.ts";
+import type { Logger } from "../lib/logger.ts";
+import { applyBatch, type BatchInput, type BatchOutcome } from "./apply-batch.ts";
+
+export interface IngestDeps {
+  db: Db;
+  log: Logger;
+  now: Clock;
+}
+
+/**
+ * One ingest run: its `ingest_runs` row, its running totals, and the one way data gets written — a batch
+ * applied in a transaction together with its error rows and its share of the run counters, so a run killed
+ * at any point leaves either the whole batch or nothing.
+ */
+export class IngestRun {
+  readonly id: number;
+  readonly totals: RunCounters = {
+    pages: 0,
+    entriesNew: 0,
+    entriesUpdated: 0,
+    entriesUnchanged: 0,
+    errors: 0,
+  };
+  newest: { updated: string; ref: string } | null = null;
+  private readonly deps: IngestDeps;
+
+  private constructor(deps: IngestDeps, id: number) {
+    this.deps = deps;
+    this.id = id;
+  }
+
+  static async start(
+    deps: IngestDeps,
+    run: { source: string; feed: string | null; location: string },
+  ): Promise<IngestRun> {
+    const id = await startIngestRun(deps.db, { ...run, startedAt: deps.now() });
+    return new IngestRun(deps, id);
+  }
+
+  /** Applies a batch; `pages` is how many pages this batch completes (0 or 1). */
+  async commit(batch: BatchInput, pages: number): Promise<BatchOutcome> {
+    const outcome = await this.deps.db.transaction(async (tx) => {
+      const result = await applyBatch(tx, batch);
+      const delta: RunCounters = {
+        pages,
+        entriesNew: result.entriesNew,
+        entriesUpdated: result.entriesUpdated,
+        entriesUnchanged: result.entriesUnchanged,
+        errors: result.errors.length,
+      };
+      await insertIngestErrors(tx, this.id, result.errors);
+      await addToIngestRun(tx, this.id, delta);
+      return result;
+    });
+    this.totals.pages += pages;
+    this.totals.entriesNew += outcome.entriesNew;
+    this.totals.entriesUpdated += outcome.entriesUpdated;
+    this.totals.entriesUnchanged += outcome.entriesUnchanged;
+    this.totals.errors += outcome.errors.length;
+    if (outcome.newest && (!this.newest || outcome.newest.updated > this.newest.updated)) {
+      this.newest = outcome.newest;
+    }
+    return outcome;
+  }
+
+  async finish(error?: unknown): Promise<void> {
+    const message = error === undefined ? null : error instanceof Error ? error.message : String(error);
+    await finishIngestRun(this.deps.db, this.id, {
+      status: error === undefined ? "succeeded" : "failed",
+      finishedAt: this.deps.now(),
+      message,
+    });
+  }
+}
