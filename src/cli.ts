@@ -2,7 +2,12 @@ import { parseArgs } from "node:util";
 import { type Config, ConfigError, loadConfig } from "./config.ts";
 import { type Db, openDb } from "./db/client.ts";
 import { migrate } from "./db/migrate.ts";
+import { inspectTender } from "./domain/tenders/inspect-tender.ts";
+import { httpOptionsFrom, isPlacspFeed, PLACSP_FEEDS, placspFeedUrl } from "./ingest/http-options.ts";
+import { ingestPlacsp } from "./ingest/placsp/ingest-placsp.ts";
 import { loadCpvLabels, loadNutsNames } from "./ingest/refdata/load-reference.ts";
+import { systemClock } from "./lib/clock.ts";
+import { createLogger } from "./lib/logger.ts";
 import { runFromEnvironment } from "./server.ts";
 
 /**
@@ -17,6 +22,9 @@ commands:
   migrate                             apply pending database migrations
   ingest cpv --source <path|url>      load CPV labels (CSV: code,check_digit,label_en,label_es)
   ingest nuts --source <path|url>     load NUTS names (CSV: code,level,name,name_national,country_code,parent_code)
+  ingest placsp [--source <url|file|dir|zip>] [--feed 643|1044|1143] [--since YYYY-MM-DD] [--max-pages N]
+                                      ingest PLACSP ATOM pages; without --source, the configured feed(s)
+  inspect tender <source_ref>         print a stored tender with its awards (Tender shape of the API)
 `;
 
 class UsageError extends Error {}
@@ -71,9 +79,68 @@ async function run(argv: string[]): Promise<void> {
       print({ command: "ingest nuts", source, ...(await withDb(config, (db) => loadNutsNames(db, source))) });
       return;
     }
-    throw new UsageError(`unknown ingest source "${what ?? ""}"; expected cpv or nuts`);
+    if (what === "placsp") {
+      await ingestPlacspCommand(config, flags);
+      return;
+    }
+    throw new UsageError(`unknown ingest source "${what ?? ""}"; expected cpv, nuts or placsp`);
+  }
+  if (command === "inspect") {
+    const [what, sourceRef] = rest;
+    if (what !== "tender" || !sourceRef) {
+      throw new UsageError("usage: inspect tender <source_ref>");
+    }
+    const result = await withDb(config, (db) =>
+      inspectTender({ ctx: { db, log: createLogger("silent"), now: systemClock }, input: { sourceRef } }),
+    );
+    process.stdout.write(
+      `${JSON.stringify({ data: result.tender, provenance: result.provenance }, null, 2)}\n`,
+    );
+    return;
   }
   throw new UsageError(`unknown command "${command}"`);
+}
+
+async function ingestPlacspCommand(config: Config, args: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      source: { type: "string" },
+      feed: { type: "string" },
+      since: { type: "string" },
+      "max-pages": { type: "string" },
+    },
+    strict: true,
+  });
+  if (values.feed !== undefined && !isPlacspFeed(values.feed)) {
+    throw new UsageError(`--feed must be one of ${PLACSP_FEEDS.join(", ")}`);
+  }
+  if (values.since !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(values.since)) {
+    throw new UsageError("--since must be a date YYYY-MM-DD");
+  }
+  const maxPages = values["max-pages"] === undefined ? null : Number(values["max-pages"]);
+  if (maxPages !== null && !(Number.isInteger(maxPages) && maxPages >= 1)) {
+    throw new UsageError("--max-pages must be a positive integer");
+  }
+  const feeds = values.feed ? [values.feed] : values.source ? [null] : config.INGEST_PLACSP_FEEDS.split(",");
+  const log = createLogger(config.LOG_LEVEL === "info" ? "warn" : config.LOG_LEVEL);
+  await withDb(config, async (db) => {
+    for (const feed of feeds) {
+      const source = values.source ?? (feed && isPlacspFeed(feed) ? placspFeedUrl(config, feed) : "");
+      const summary = await ingestPlacsp(
+        { db, log, now: systemClock },
+        {
+          source,
+          feed: feed && isPlacspFeed(feed) ? feed : null,
+          since: values.since ?? null,
+          maxPages,
+          batchSize: 500,
+          http: httpOptionsFrom(config, log),
+        },
+      );
+      print({ command: "ingest placsp", ...summary });
+    }
+  });
 }
 
 function print(value: unknown): void {

@@ -6,6 +6,8 @@ import { z } from "zod";
  * default and meaning, in the README's configuration table (a test keeps the two in step).
  */
 
+const PLACSP_BASE = "https://contrataciondelsectorpublico.gob.es/sindicacion/";
+
 const port = z.coerce.number().int().min(0).max(65_535);
 const positiveInt = z.coerce.number().int().min(1);
 
@@ -47,6 +49,48 @@ export const ConfigSchema = z.object({
     .max(1_000_000)
     .default(2900)
     .describe("Monthly subscription price in EUR cents, shown by GET /v1/pricing."),
+  PLACSP_FEED_643_URL: z
+    .url({ protocol: /^https?$/ })
+    .default(`${PLACSP_BASE}sindicacion_643/licitacionesPerfilesContratanteCompleto3.atom`)
+    .describe("Head page of the PLACSP licitaciones feed (643, no minor contracts)."),
+  PLACSP_FEED_1044_URL: z
+    .url({ protocol: /^https?$/ })
+    .default(`${PLACSP_BASE}sindicacion_1044/PlataformasAgregadasSinMenores.atom`)
+    .describe("Head page of the PLACSP feed aggregated from regional platforms (1044)."),
+  PLACSP_FEED_1143_URL: z
+    .url({ protocol: /^https?$/ })
+    .default(`${PLACSP_BASE}sindicacion_1143/contratosMenoresPerfilesContratantes.atom`)
+    .describe("Head page of the PLACSP minor-contracts feed (1143)."),
+  INGEST_SCHEDULE: z
+    .string()
+    .regex(/^(off|\d+[smh])$/, "must be off or an interval such as 30m, 1h or 6h")
+    .default("1h")
+    .describe("How often `npm start` polls the feeds (`off` disables scheduled ingestion)."),
+  INGEST_PLACSP_FEEDS: z
+    .string()
+    .regex(/^(643|1044|1143)(,(643|1044|1143))*$/, "must be a comma-separated list of 643, 1044, 1143")
+    .default("643,1044,1143")
+    .describe("PLACSP feeds polled by the schedule."),
+  INGEST_MAX_PAGES: positiveInt
+    .max(100_000)
+    .default(50)
+    .describe("Pages a scheduled run walks at most (back-fill history from the ZIP archives with the CLI)."),
+  INGEST_HTTP_TIMEOUT_MS: positiveInt
+    .max(3_600_000)
+    .default(120_000)
+    .describe("Timeout of one upstream HTTP attempt, body included, in milliseconds."),
+  INGEST_HTTP_RETRIES: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(10)
+    .default(4)
+    .describe("Extra attempts after a failed upstream request (5xx, 429, timeout, connection error)."),
+  INGEST_USER_AGENT: z
+    .string()
+    .min(3)
+    .default("procurement-intel/0.1.0 (public-procurement research client)")
+    .describe("User-Agent sent to upstream feeds."),
   CPV_LABELS: z
     .string()
     .min(1)
@@ -60,6 +104,16 @@ export const ConfigSchema = z.object({
 });
 
 export type Config = z.infer<typeof ConfigSchema>;
+
+/** `30m` -> 1,800,000; `off` -> null. */
+export function scheduleIntervalMs(schedule: string): number | null {
+  const match = /^(\d+)([smh])$/.exec(schedule);
+  if (!match) {
+    return null;
+  }
+  const unit = { s: 1_000, m: 60_000, h: 3_600_000 }[match[2] as "s" | "m" | "h"];
+  return Number(match[1]) * unit;
+}
 
 export class ConfigError extends Error {
   override name = "ConfigError";

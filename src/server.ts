@@ -3,7 +3,9 @@ import { createApp } from "./app.ts";
 import { type Config, ConfigError, loadConfig } from "./config.ts";
 import { type Db, openDb } from "./db/client.ts";
 import { migrate } from "./db/migrate.ts";
+import { hasSyntheticTenders } from "./db/queries/ingest-tenders.ts";
 import { loadCpvLabels, loadNutsNames } from "./ingest/refdata/load-reference.ts";
+import { startIngestScheduler } from "./ingest/scheduler.ts";
 import { systemClock } from "./lib/clock.ts";
 import { createLogger, type Logger } from "./lib/logger.ts";
 import { createPayments } from "./payments/index.ts";
@@ -27,6 +29,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   });
   const migrated = await migrate(db);
   log.info({ engine: db.engine, applied: migrated.applied, total: migrated.total }, "database ready");
+  await refuseSyntheticDataForRealPayments(db, config);
   await loadReferenceData(db, config, log);
 
   const payments = createPayments({
@@ -49,15 +52,34 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     `listening on http://${config.HOST}:${port}`,
   );
 
+  const scheduler = startIngestScheduler({ db, log, now: systemClock }, config);
+
   return {
     server,
     port,
     db,
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await scheduler?.stop();
       await db.close();
     },
   };
+}
+
+/** Real money is never taken for answers built from the synthetic (benchmark/demo) corpus. */
+async function refuseSyntheticDataForRealPayments(db: Db, config: Config): Promise<void> {
+  if (config.PAYMENTS_MODE === "x402" && (await hasSyntheticTenders(db))) {
+    await db.close();
+    throw new StartupError(
+      "refusing to start with PAYMENTS_MODE=x402: the database holds synthetic tenders (seed --synthetic); " +
+        "use another DATA_DIR or DATABASE_URL for production",
+    );
+  }
+}
+
+/** A start-up refusal that is the operator's to fix: printed as one line, not as a stack trace. */
+export class StartupError extends Error {
+  override name = "StartupError";
 }
 
 async function loadReferenceData(db: Db, config: Config, log: Logger): Promise<void> {
@@ -88,7 +110,11 @@ export async function runFromEnvironment(env: Record<string, string | undefined>
   try {
     running = await startServer(config, log);
   } catch (error) {
-    log.fatal({ err: error }, "start-up failed");
+    if (error instanceof StartupError) {
+      process.stderr.write(`start-up refused: ${error.message}\n`);
+    } else {
+      log.fatal({ err: error }, "start-up failed");
+    }
     process.exit(1);
   }
   const stop = async (signal: string) => {

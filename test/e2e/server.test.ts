@@ -21,6 +21,8 @@ describe("the started server", () => {
       PORT: "0",
       HOST: "127.0.0.1",
       LOG_LEVEL: "info",
+      // Tests never reach the real upstream feeds.
+      INGEST_SCHEDULE: "off",
       CPV_LABELS: `${SHARED_DIR}data/cpv/cpv2008.csv`,
     });
     base = `http://127.0.0.1:${await waitForListening(server)}`;
@@ -88,7 +90,11 @@ describe("the started server", () => {
 
 describe("start-up with bad configuration", () => {
   it("stops with one line naming the variable", async () => {
-    const { code, stderr } = await runEntry("src/main.ts", [], { PAYMENTS_MODE: "free-for-all", PORT: "0" });
+    const { code, stderr } = await runEntry("src/main.ts", [], {
+      PAYMENTS_MODE: "free-for-all",
+      PORT: "0",
+      INGEST_SCHEDULE: "off",
+    });
     expect(code).toBe(1);
     expect(stderr.trim()).toBe(
       'configuration error: PAYMENTS_MODE: invalid value (got "free-for-all"); allowed: dev | x402',

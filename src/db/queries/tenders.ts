@@ -66,3 +66,11 @@ export async function listAwardsByTender(db: Queryable, tenderId: number): Promi
   );
   return rows;
 }
+
+export async function findTenderIdBySourceRef(db: Queryable, sourceRef: string): Promise<number | undefined> {
+  const { rows } = await db.query<{ id: number }>(
+    "SELECT id FROM tenders WHERE source_ref = $1 ORDER BY source, id LIMIT 1",
+    [sourceRef],
+  );
+  return rows[0]?.id;
+}

@@ -1,0 +1,89 @@
+import { Writable } from "node:stream";
+import { pino } from "pino";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { loadConfig } from "../../src/config.ts";
+import { type Scheduler, startIngestScheduler } from "../../src/ingest/scheduler.ts";
+import { truncateAll, useTestDb } from "../helpers/db.ts";
+import { type FeedServer, startFeedServer } from "../helpers/feed-server.ts";
+
+const t = useTestDb();
+let feed: FeedServer;
+let scheduler: Scheduler | null = null;
+
+beforeEach(async () => {
+  await truncateAll(t.db);
+  feed = await startFeedServer();
+});
+afterEach(async () => {
+  await scheduler?.stop();
+  scheduler = null;
+  await feed.close();
+});
+
+function memoryLog() {
+  const lines: Record<string, unknown>[] = [];
+  const stream = new Writable({
+    write(chunk, _encoding, done) {
+      lines.push(JSON.parse(String(chunk)) as Record<string, unknown>);
+      done();
+    },
+  });
+  return { log: pino({ level: "info" }, stream), lines };
+}
+
+async function until(condition: () => boolean | Promise<boolean>, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) {
+      throw new Error("condition not met in time");
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe("scheduled ingestion", () => {
+  it("polls the configured feed and ingests it", async () => {
+    const { log } = memoryLog();
+    const config = loadConfig({
+      INGEST_SCHEDULE: "1s",
+      INGEST_PLACSP_FEEDS: "643",
+      PLACSP_FEED_643_URL: feed.headUrl,
+    });
+    scheduler = startIngestScheduler({ db: t.db, log, now: () => new Date() }, config);
+    await until(async () => {
+      const { rows } = await t.db.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM ingest_runs WHERE status = 'succeeded'",
+      );
+      return (rows[0]?.n ?? 0) >= 1;
+    });
+    const { rows } = await t.db.query<{ n: number }>("SELECT count(*)::int AS n FROM tenders");
+    expect(rows[0]?.n).toBe(3);
+  });
+
+  it("logs an unreachable upstream once per attempt, with the reason, and keeps trying", async () => {
+    const { log, lines } = memoryLog();
+    await feed.close();
+    const config = loadConfig({
+      INGEST_SCHEDULE: "1s",
+      INGEST_PLACSP_FEEDS: "643",
+      PLACSP_FEED_643_URL: feed.headUrl,
+      INGEST_HTTP_RETRIES: "0",
+    });
+    scheduler = startIngestScheduler({ db: t.db, log, now: () => new Date() }, config);
+    const failures = () =>
+      lines.filter((l) => l.msg === "scheduled placsp ingest failed; will retry at the next tick");
+    await until(() => failures().length >= 2);
+    expect(failures()[0]).toMatchObject({
+      feed: "643",
+      reason: expect.stringMatching(/ECONNREFUSED|failed after 1 attempt/),
+    });
+    feed = await startFeedServer(); // for afterEach
+  });
+
+  it("is off with INGEST_SCHEDULE=off", () => {
+    const { log } = memoryLog();
+    expect(
+      startIngestScheduler({ db: t.db, log, now: () => new Date() }, loadConfig({ INGEST_SCHEDULE: "off" })),
+    ).toBeNull();
+  });
+});
