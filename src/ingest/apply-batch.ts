@@ -133,7 +133,7 @@ export async function applyBatch(db: Queryable, batch: BatchInput): Promise<Batc
   for (const w of changed) {
     const tenderId = written.get(w.version.tender.sourceRef);
     if (tenderId !== undefined) {
-      awardRows.push(...toAwardWrites(tenderId, w.version.tender, companyIds));
+      awardRows.push(...toAwardWrites(tenderId, buyerIds.get(w.version) ?? null, w.version.tender, companyIds));
     }
   }
   await replaceAwards(
@@ -248,6 +248,7 @@ function isSynthetic(sourceRef: string): boolean {
  */
 function toAwardWrites(
   tenderId: number,
+  buyerId: number | null,
   tender: NormalizedTender,
   companyIds: Map<string, number>,
 ): AwardWrite[] {
@@ -259,6 +260,7 @@ function toAwardWrites(
     const winnerId = award.winner ? companyIds.get(companyKey(award.winner)) : undefined;
     return {
       tender_id: tenderId,
+      buyer_id: buyerId,
       award_key: count === 1 ? base : `${base}#${count}`,
       source: tender.source,
       source_ref: award.lot ? `${tender.sourceRef}#lot=${award.lot}` : tender.sourceRef,

@@ -141,6 +141,8 @@ export async function insertTenderVersions(db: Queryable, rows: readonly Version
 
 export interface AwardWrite {
   tender_id: number;
+  /** The tender's buyer, denormalized for per-buyer award lists. */
+  buyer_id: number | null;
   award_key: string;
   source: string;
   source_ref: string | null;
@@ -188,20 +190,21 @@ export async function replaceAwards(
     return;
   }
   await db.query(
-    `INSERT INTO awards (tender_id, award_key, source, source_ref, lot, result_code, award_date, winner_company_id,
-                         winner_name, winner_nif, value, value_payable, currency, bidders_count, framework,
-                         value_is_ceiling, duration_months, start_date, end_date, contract_signed, cpv)
-     SELECT r.tender_id, r.award_key, r.source, r.source_ref, r.lot, r.result_code, r.award_date,
+    `INSERT INTO awards (tender_id, buyer_id, award_key, source, source_ref, lot, result_code, award_date,
+                         winner_company_id, winner_name, winner_nif, value, value_payable, currency, bidders_count,
+                         framework, value_is_ceiling, duration_months, start_date, end_date, contract_signed, cpv)
+     SELECT r.tender_id, r.buyer_id, r.award_key, r.source, r.source_ref, r.lot, r.result_code, r.award_date,
             r.winner_company_id, r.winner_name, r.winner_nif, r.value, r.value_payable, r.currency,
             r.bidders_count, r.framework, r.value_is_ceiling, r.duration_months, r.start_date, r.end_date,
             r.contract_signed, r.cpv
-       FROM jsonb_to_recordset($1::jsonb) AS r(tender_id bigint, award_key text, source text, source_ref text,
+       FROM jsonb_to_recordset($1::jsonb) AS r(tender_id bigint, buyer_id bigint, award_key text, source text,
+            source_ref text,
             lot text, result_code text, award_date date, winner_company_id bigint, winner_name text,
             winner_nif text, value numeric, value_payable numeric, currency text, bidders_count integer,
             framework boolean, value_is_ceiling boolean, duration_months numeric, start_date date,
             end_date date, contract_signed boolean, cpv text)
      ON CONFLICT (tender_id, award_key) DO UPDATE SET
-       source_ref = EXCLUDED.source_ref, lot = EXCLUDED.lot, result_code = EXCLUDED.result_code,
+       buyer_id = EXCLUDED.buyer_id, source_ref = EXCLUDED.source_ref, lot = EXCLUDED.lot, result_code = EXCLUDED.result_code,
        award_date = EXCLUDED.award_date, winner_company_id = EXCLUDED.winner_company_id,
        winner_name = EXCLUDED.winner_name, winner_nif = EXCLUDED.winner_nif, value = EXCLUDED.value,
        value_payable = EXCLUDED.value_payable, currency = EXCLUDED.currency,
