@@ -6,6 +6,7 @@ import { inspectTender } from "./domain/tenders/inspect-tender.ts";
 import { httpOptionsFrom, isPlacspFeed, PLACSP_FEEDS, placspFeedUrl } from "./ingest/http-options.ts";
 import { ingestPlacsp } from "./ingest/placsp/ingest-placsp.ts";
 import { loadCpvLabels, loadNutsNames } from "./ingest/refdata/load-reference.ts";
+import { seedSynthetic } from "./ingest/synthetic/seed.ts";
 import { systemClock } from "./lib/clock.ts";
 import { createLogger } from "./lib/logger.ts";
 import { runFromEnvironment } from "./server.ts";
@@ -25,6 +26,8 @@ commands:
   ingest placsp [--source <url|file|dir|zip>] [--feed 643|1044|1143] [--since YYYY-MM-DD] [--max-pages N]
                                       ingest PLACSP ATOM pages; without --source, the configured feed(s)
   inspect tender <source_ref>         print a stored tender with its awards (Tender shape of the API)
+  seed --synthetic N [--seed S] [--out DIR]
+                                      write N synthetic feed entries (host synthetic.invalid) and ingest them
 `;
 
 class UsageError extends Error {}
@@ -85,6 +88,10 @@ async function run(argv: string[]): Promise<void> {
     }
     throw new UsageError(`unknown ingest source "${what ?? ""}"; expected cpv, nuts or placsp`);
   }
+  if (command === "seed") {
+    await seedCommand(config, rest);
+    return;
+  }
   if (command === "inspect") {
     const [what, sourceRef] = rest;
     if (what !== "tender" || !sourceRef) {
@@ -141,6 +148,32 @@ async function ingestPlacspCommand(config: Config, args: string[]): Promise<void
       print({ command: "ingest placsp", ...summary });
     }
   });
+}
+
+async function seedCommand(config: Config, args: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args,
+    options: { synthetic: { type: "string" }, seed: { type: "string" }, out: { type: "string" } },
+    strict: true,
+  });
+  const entries = Number(values.synthetic);
+  if (!(Number.isInteger(entries) && entries >= 1 && entries <= 10_000_000)) {
+    throw new UsageError(
+      "--synthetic N is required: the number of feed entries to generate (1 to 10,000,000)",
+    );
+  }
+  const seed = values.seed === undefined ? 643 : Number(values.seed);
+  if (!Number.isInteger(seed)) {
+    throw new UsageError("--seed must be an integer");
+  }
+  const log = createLogger(config.LOG_LEVEL === "info" ? "warn" : config.LOG_LEVEL);
+  const result = await withDb(config, (db) =>
+    seedSynthetic(
+      { db, log, now: systemClock },
+      { entries, seed, outDir: values.out ?? null, http: httpOptionsFrom(config, log) },
+    ),
+  );
+  print({ command: "seed", ...result });
 }
 
 function print(value: unknown): void {

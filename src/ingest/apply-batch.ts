@@ -13,7 +13,7 @@ import {
 } from "../db/queries/ingest-tenders.ts";
 import { normalizePartyName } from "../lib/party-names.ts";
 import type { NormalizedAward, NormalizedTender, NormalizeResult, SourceName, Tombstone } from "./model.ts";
-import { companyKey, createBuyerResolver, resolveCompanies } from "./parties.ts";
+import { companyKey, resolveBuyers, resolveCompanies } from "./parties.ts";
 
 /**
  * Applies one batch of normalized entry versions and tombstones of one source, inside the caller's
@@ -108,11 +108,13 @@ export async function applyBatch(db: Queryable, batch: BatchInput): Promise<Batc
     db,
     allVersions.flatMap((v) => v.tender.awards.flatMap((a) => (a.winner ? [a.winner] : []))),
   );
-  const resolveBuyer = createBuyerResolver(db);
-  const buyerIds = new Map<HashedVersion, number | null>();
-  for (const version of allVersions) {
-    buyerIds.set(version, version.tender.buyer ? await resolveBuyer(version.tender.buyer) : null);
-  }
+  const buyers = await resolveBuyers(
+    db,
+    allVersions.flatMap((v) => (v.tender.buyer ? [v.tender.buyer] : [])),
+  );
+  const buyerIds = new Map<HashedVersion, number | null>(
+    allVersions.map((v) => [v, v.tender.buyer ? (buyers.get(v.tender.buyer) ?? null) : null]),
+  );
 
   const changed = winners.filter((w) => w.contentChanged);
   const written = await upsertTenders(
@@ -133,7 +135,9 @@ export async function applyBatch(db: Queryable, batch: BatchInput): Promise<Batc
   for (const w of changed) {
     const tenderId = written.get(w.version.tender.sourceRef);
     if (tenderId !== undefined) {
-      awardRows.push(...toAwardWrites(tenderId, buyerIds.get(w.version) ?? null, w.version.tender, companyIds));
+      awardRows.push(
+        ...toAwardWrites(tenderId, buyerIds.get(w.version) ?? null, w.version.tender, companyIds),
+      );
     }
   }
   await replaceAwards(

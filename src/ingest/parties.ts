@@ -1,15 +1,17 @@
 import type { Queryable } from "../db/client.ts";
 import {
-  addBuyerAlias,
+  addBuyerAliases,
+  addBuyerIdentifierRows,
   addBuyerIdentifiers,
   addCompanyAliases,
   addCompanyIdentifiers,
   type BuyerDetails,
   type BuyerIdentifier,
-  completeBuyer,
+  completeBuyers,
   ensureCompaniesByName,
   ensureCompaniesByNif,
   findBuyerByIdentifiers,
+  findBuyerIdentifiers,
   insertBuyer,
   linkCompanyMembers,
   markJointVentures,
@@ -121,17 +123,17 @@ function buyerLookupIdentifiers(buyer: NormalizedBuyer, nameNorm: string): Buyer
   return ids;
 }
 
-/** Resolves batches of buyers, remembering the ones already resolved in this batch. */
-export function createBuyerResolver(db: Queryable): (buyer: NormalizedBuyer) => Promise<number> {
-  const resolved = new Map<string, number>();
-  return async (buyer) => {
+/**
+ * Resolves every buyer of a batch. Buyers already known (the common case) are found with one query and
+ * completed with one update; a new buyer is created on its own, so that two notices of one new buyer in the
+ * same batch find the first one's identifiers instead of creating it twice.
+ */
+export async function resolveBuyers(
+  db: Queryable,
+  buyers: readonly NormalizedBuyer[],
+): Promise<Map<NormalizedBuyer, number>> {
+  const prepared = buyers.map((buyer) => {
     const nameNorm = normalizePartyName(buyer.name);
-    const lookup = buyerLookupIdentifiers(buyer, nameNorm);
-    const cacheKey = lookup.map((i) => `${i.scheme}:${i.value}`).join("|");
-    const cached = resolved.get(cacheKey);
-    if (cached !== undefined) {
-      return cached;
-    }
     const details: BuyerDetails = {
       name: cleanPartyName(buyer.name),
       name_norm: nameNorm,
@@ -142,18 +144,55 @@ export function createBuyerResolver(db: Queryable): (buyer: NormalizedBuyer) => 
       nuts: buyer.nuts,
       org_type: buyer.orgType,
     };
-    let id = await findBuyerByIdentifiers(db, lookup);
+    return { buyer, details, lookup: buyerLookupIdentifiers(buyer, nameNorm) };
+  });
+  const known = await findBuyerIdentifiers(
+    db,
+    prepared.flatMap((p) => p.lookup),
+  );
+  const result = new Map<NormalizedBuyer, number>();
+  const keyOf = (i: BuyerIdentifier) => `${i.scheme}:${i.value}`;
+  for (const p of prepared) {
+    let id = p.lookup.map((i) => known.get(keyOf(i))).find((found) => found !== undefined);
     if (id === undefined) {
-      id = await insertBuyer(db, details);
-    } else {
-      await completeBuyer(db, id, details);
+      // Rare: a buyer never seen. Look again (an earlier buyer of this batch may have created it), else create.
+      id = (await findBuyerByIdentifiers(db, p.lookup)) ?? (await insertBuyer(db, p.details));
+      await addBuyerIdentifiers(db, id, p.lookup);
+      for (const identifier of p.lookup) {
+        known.set(keyOf(identifier), id);
+      }
     }
-    await addBuyerIdentifiers(db, id, [
-      ...lookup,
-      ...details.dir3.map((value) => ({ scheme: "dir3", value })),
-    ]);
-    await addBuyerAlias(db, id, details.name);
-    resolved.set(cacheKey, id);
-    return id;
-  };
+    result.set(p.buyer, id);
+  }
+  const unique = <T>(rows: T[], key: (row: T) => string) => [
+    ...new Map(rows.map((r) => [key(r), r])).values(),
+  ];
+  await completeBuyers(
+    db,
+    unique(
+      prepared.map((p) => ({ ...p.details, id: result.get(p.buyer) ?? 0 })),
+      (r) => JSON.stringify(r),
+    ).sort((a, b) => a.id - b.id),
+  );
+  await addBuyerIdentifierRows(
+    db,
+    unique(
+      prepared.flatMap((p) => {
+        const buyerId = result.get(p.buyer) ?? 0;
+        return [...p.lookup, ...p.details.dir3.map((value) => ({ scheme: "dir3", value }))].map((i) => ({
+          buyer_id: buyerId,
+          ...i,
+        }));
+      }),
+      (r) => `${r.scheme}:${r.value}`,
+    ),
+  );
+  await addBuyerAliases(
+    db,
+    unique(
+      prepared.map((p) => ({ buyer_id: result.get(p.buyer) ?? 0, alias: p.details.name })),
+      (r) => `${r.buyer_id}:${r.alias}`,
+    ),
+  );
+  return result;
 }

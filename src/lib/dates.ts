@@ -93,8 +93,26 @@ function resolveWallTime(wallMs: number, timeZone: string): number {
 }
 
 const formatters = new Map<string, Intl.DateTimeFormat>();
+// Intl formatting costs ~50 µs; zone offsets only change on a quarter-hour boundary, so one lookup per zone
+// and quarter hour is exact. Bounded so a long run cannot grow it without limit.
+const offsetCache = new Map<string, number>();
+const QUARTER_HOUR_MS = 15 * 60_000;
 
 function offsetMs(instantMs: number, timeZone: string): number {
+  const key = `${timeZone}|${Math.floor(instantMs / QUARTER_HOUR_MS)}`;
+  const cached = offsetCache.get(key);
+  if (cached !== undefined) {
+    return cached;
+  }
+  if (offsetCache.size > 50_000) {
+    offsetCache.clear();
+  }
+  const offset = computeOffsetMs(instantMs, timeZone);
+  offsetCache.set(key, offset);
+  return offset;
+}
+
+function computeOffsetMs(instantMs: number, timeZone: string): number {
   let formatter = formatters.get(timeZone);
   if (!formatter) {
     formatter = new Intl.DateTimeFormat("en-US", {

@@ -136,6 +136,23 @@ export async function findBuyerByIdentifiers(
   return rows[0]?.buyer_id;
 }
 
+/** Every (scheme, value) → buyer mapping that exists among the given identifiers. */
+export async function findBuyerIdentifiers(
+  db: Queryable,
+  identifiers: readonly BuyerIdentifier[],
+): Promise<Map<string, number>> {
+  if (identifiers.length === 0) {
+    return new Map();
+  }
+  const { rows } = await db.query<{ scheme: string; value: string; buyer_id: number }>(
+    `SELECT i.scheme, i.value, i.buyer_id
+       FROM unnest($1::text[], $2::text[]) AS wanted(scheme, value)
+       JOIN buyer_identifiers i ON i.scheme = wanted.scheme AND i.value = wanted.value`,
+    [identifiers.map((i) => i.scheme), identifiers.map((i) => i.value)],
+  );
+  return new Map(rows.map((r) => [`${r.scheme}:${r.value}`, r.buyer_id]));
+}
+
 export interface BuyerDetails {
   name: string;
   name_norm: string;
@@ -170,25 +187,62 @@ export async function insertBuyer(db: Queryable, buyer: BuyerDetails): Promise<n
 }
 
 /**
- * Completes a known buyer with what a newer notice says: fills fields that were unknown and adds DIR3 codes; a
- * NIF is only set when no other buyer holds it. Known values are never overwritten by nulls.
+ * Completes known buyers with what newer notices say: fills fields that were unknown and adds DIR3 codes; a NIF
+ * is only set when no other buyer holds it. Known values are never overwritten by nulls.
  */
-export async function completeBuyer(db: Queryable, id: number, buyer: BuyerDetails): Promise<void> {
+export async function completeBuyers(
+  db: Queryable,
+  rows: readonly (BuyerDetails & { id: number })[],
+): Promise<void> {
+  if (rows.length === 0) {
+    return;
+  }
   await db.query(
-    `UPDATE buyers SET
-        nif = coalesce(nif, CASE WHEN NOT EXISTS (SELECT 1 FROM buyers o WHERE o.nif = $2) THEN $2 END),
-        dir3 = ARRAY(SELECT DISTINCT d FROM unnest(dir3 || $3::text[]) AS d ORDER BY d),
-        platform_id = coalesce(platform_id, $4),
-        country = coalesce(country, $5),
-        nuts = coalesce(nuts, $6),
-        org_type = coalesce(org_type, $7),
+    `UPDATE buyers b SET
+        nif = coalesce(b.nif, CASE WHEN NOT EXISTS (SELECT 1 FROM buyers o WHERE o.nif = r.nif) THEN r.nif END),
+        dir3 = ARRAY(SELECT DISTINCT d FROM unnest(b.dir3 || r.dir3) AS d ORDER BY d),
+        platform_id = coalesce(b.platform_id, r.platform_id),
+        country = coalesce(b.country, r.country),
+        nuts = coalesce(b.nuts, r.nuts),
+        org_type = coalesce(b.org_type, r.org_type),
         updated_at = now()
-      WHERE id = $1
-        AND (nif IS NULL AND $2::text IS NOT NULL OR NOT dir3 @> $3::text[] OR platform_id IS NULL AND $4::text IS NOT NULL
-             OR country IS NULL AND $5::text IS NOT NULL OR nuts IS NULL AND $6::text IS NOT NULL
-             OR org_type IS NULL AND $7::text IS NOT NULL)`,
-    [id, buyer.nif, buyer.dir3, buyer.platform_id, buyer.country, buyer.nuts, buyer.org_type],
+       FROM jsonb_to_recordset($1::jsonb)
+            AS r(id bigint, nif text, dir3 text[], platform_id text, country text, nuts text, org_type text)
+      WHERE b.id = r.id
+        AND (b.nif IS NULL AND r.nif IS NOT NULL OR NOT b.dir3 @> r.dir3
+             OR b.platform_id IS NULL AND r.platform_id IS NOT NULL OR b.country IS NULL AND r.country IS NOT NULL
+             OR b.nuts IS NULL AND r.nuts IS NOT NULL OR b.org_type IS NULL AND r.org_type IS NOT NULL)`,
+    [JSON.stringify(rows)],
   );
+}
+
+/** Identifiers of many buyers in one statement. */
+export async function addBuyerIdentifierRows(
+  db: Queryable,
+  rows: readonly { buyer_id: number; scheme: string; value: string }[],
+): Promise<void> {
+  if (rows.length > 0) {
+    await db.query(
+      `INSERT INTO buyer_identifiers (buyer_id, scheme, value)
+       SELECT r.buyer_id, r.scheme, r.value FROM jsonb_to_recordset($1::jsonb) AS r(buyer_id bigint, scheme text, value text)
+       ON CONFLICT DO NOTHING`,
+      [JSON.stringify(rows)],
+    );
+  }
+}
+
+export async function addBuyerAliases(
+  db: Queryable,
+  rows: readonly { buyer_id: number; alias: string }[],
+): Promise<void> {
+  if (rows.length > 0) {
+    await db.query(
+      `INSERT INTO buyer_aliases (buyer_id, alias)
+       SELECT r.buyer_id, r.alias FROM jsonb_to_recordset($1::jsonb) AS r(buyer_id bigint, alias text)
+       ON CONFLICT DO NOTHING`,
+      [JSON.stringify(rows)],
+    );
+  }
 }
 
 export async function addBuyerIdentifiers(
@@ -204,11 +258,4 @@ export async function addBuyerIdentifiers(
       [buyerId, JSON.stringify(identifiers)],
     );
   }
-}
-
-export async function addBuyerAlias(db: Queryable, buyerId: number, alias: string): Promise<void> {
-  await db.query("INSERT INTO buyer_aliases (buyer_id, alias) VALUES ($1, $2) ON CONFLICT DO NOTHING", [
-    buyerId,
-    alias,
-  ]);
 }

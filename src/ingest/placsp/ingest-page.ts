@@ -1,9 +1,9 @@
+import { createHash } from "node:crypto";
 import type { EntryFailure, IngestVersion } from "../apply-batch.ts";
 import type { Tombstone } from "../model.ts";
 import type { IngestRun } from "../run-context.ts";
 import type { XmlElement } from "../xml/element.ts";
 import { attr, child, text } from "../xml/element.ts";
-import { hashElement } from "../xml/hash.ts";
 import { NS } from "./namespaces.ts";
 import { normalizePlacspEntry } from "./normalize.ts";
 import { type FeedLink, readPlacspFeed } from "./parse.ts";
@@ -40,11 +40,16 @@ export async function ingestPlacspPage(
   let versions: IngestVersion[] = [];
   let tombstones: Tombstone[] = [];
   let failures: EntryFailure[] = [];
+  // One batch is written while the next one is parsed: the database and the CPU work at the same time.
+  // Batches still commit strictly in order, one at a time.
+  let writing: Promise<unknown> = Promise.resolve();
   const flush = async (pages: number) => {
-    await run.commit({ source: "placsp", versions, tombstones, failures }, pages);
+    const batch = { source: "placsp" as const, versions, tombstones, failures };
     versions = [];
     tombstones = [];
     failures = [];
+    await writing;
+    writing = run.commit(batch, pages);
   };
 
   try {
@@ -55,7 +60,7 @@ export async function ingestPlacspPage(
         tombstones.push(item.tombstone);
       } else {
         result.entries++;
-        const normalized = normalizeOrFail(item.element, options.feed);
+        const normalized = normalizeOrFail(item.element, item.raw, options.feed);
         if ("failure" in normalized) {
           failures.push(normalized.failure);
         } else {
@@ -73,16 +78,22 @@ export async function ingestPlacspPage(
     }
   } catch (error) {
     await flush(0);
+    await writing;
     throw error;
   }
   await flush(1);
+  await writing;
   return result;
 }
 
-function normalizeOrFail(entry: XmlElement, feed: string | null): IngestVersion | { failure: EntryFailure } {
+function normalizeOrFail(
+  entry: XmlElement,
+  raw: string,
+  feed: string | null,
+): IngestVersion | { failure: EntryFailure } {
   try {
     const normalized = normalizePlacspEntry(entry, { feed });
-    return { ...normalized, rawHash: hashElement(entry, isVersionTime) };
+    return { ...normalized, rawHash: rawEntryHash(raw) };
   } catch (error) {
     return {
       failure: {
@@ -93,7 +104,13 @@ function normalizeOrFail(entry: XmlElement, feed: string | null): IngestVersion 
   }
 }
 
-/** `entry/updated` changes on every re-publication; it is the version time, not content. */
-function isVersionTime(el: XmlElement, depth: number): boolean {
-  return depth === 1 && el.ns === NS.atom && el.name === "updated";
+/**
+ * SHA-256 of the entry exactly as published, without its `<updated>` element: `updated` changes on every
+ * re-publication (it is the version time, not content), so an identical re-publication hashes the same. The
+ * entry's own `updated` is the only element of that name in a PLACSP entry (CODICE has none).
+ */
+export function rawEntryHash(raw: string): string {
+  return createHash("sha256")
+    .update(raw.replace(/<([A-Za-z_][\w.-]*:)?updated\b[^>]*>[^<]*<\/\1?updated\s*>/, ""))
+    .digest("hex");
 }

@@ -25,8 +25,8 @@ export interface FeedLink {
 export type PlacspFeedItem =
   /** The page header; `updated` is a UTC `…Z` instant, or null if absent or unparseable. */
   | { kind: "feed"; links: FeedLink[]; updated: string | null; id: string | null }
-  /** One `atom:entry`, to be handed to `normalizePlacspEntry`. */
-  | { kind: "entry"; element: XmlElement }
+  /** One `atom:entry`, to be handed to `normalizePlacspEntry`, with its raw XML text as published. */
+  | { kind: "entry"; element: XmlElement; raw: string }
   | { kind: "tombstone"; tombstone: Tombstone };
 
 /**
@@ -87,7 +87,7 @@ export async function* readPlacspFeed(
       }
       yield el.ns === NS.at
         ? { kind: "tombstone", tombstone: readTombstone(el) }
-        : { kind: "entry", element: el };
+        : { kind: "entry", element: el, raw: item.raw };
     }
   } catch (err) {
     if (err instanceof XmlError) {

@@ -149,3 +149,35 @@ describe("readXmlElements", () => {
     expect(item?.attrs.toString).toBeUndefined();
   });
 });
+
+describe("raw record text", () => {
+  it("is the exact input text of each record, whatever the chunk boundaries", async () => {
+    const { readFileSync } = await import("node:fs");
+    const { SHARED_DIR } = await import("../../../test/helpers/engines.ts");
+    const text = readFileSync(
+      `${SHARED_DIR}fixtures/placsp/licitaciones_completo3_lifecycle_17165996.atom`,
+      "utf8",
+    );
+    const bytes = new TextEncoder().encode(text);
+    const select = (_ns: string, name: string, depth: number) => depth === 1 && name === "entry";
+    async function raws(chunkSize: number): Promise<string[]> {
+      async function* chunks() {
+        for (let i = 0; i < bytes.length; i += chunkSize) {
+          yield bytes.slice(i, i + chunkSize);
+        }
+      }
+      const out: string[] = [];
+      for await (const item of readXmlElements(chunks(), { select })) {
+        if (item.kind === "element") {
+          out.push(item.raw);
+        }
+      }
+      return out;
+    }
+    const expected = [...text.matchAll(/<entry>[\s\S]*?<\/entry>/g)].map((m) => m[0]);
+    expect(expected).toHaveLength(11);
+    expect(await raws(65_536)).toEqual(expected);
+    expect(await raws(7)).toEqual(expected);
+    expect(await raws(1)).toEqual(expected);
+  });
+});

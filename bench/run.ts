@@ -1,0 +1,18 @@
+import { benchIngestPlacsp } from "./ingest-placsp.ts";
+
+/** `npm run bench -- <name> [--option value …]`; each benchmark writes its table to bench/results/<name>.md. */
+const BENCHMARKS: Record<string, (args: Map<string, string>) => Promise<void>> = {
+  "ingest-placsp": benchIngestPlacsp,
+};
+
+const [name, ...rest] = process.argv.slice(2);
+const args = new Map<string, string>();
+for (let i = 0; i < rest.length; i += 2) {
+  args.set((rest[i] ?? "").replace(/^--/, ""), rest[i + 1] ?? "");
+}
+const bench = name ? BENCHMARKS[name] : undefined;
+if (!bench) {
+  process.stderr.write(`usage: npm run bench -- <${Object.keys(BENCHMARKS).join("|")}> [--option value]\n`);
+  process.exit(2);
+}
+await bench(args);

@@ -1,0 +1,46 @@
+import { openDb } from "../../src/db/client.ts";
+import { migrate } from "../../src/db/migrate.ts";
+import { ingestPlacsp } from "../../src/ingest/placsp/ingest-placsp.ts";
+import { createLogger } from "../../src/lib/logger.ts";
+
+/**
+ * Ingests a pre-generated synthetic corpus directory into an empty database and reports entries/s and this
+ * process's peak RSS. Run by bench/ingest-placsp.ts, one process per measurement.
+ */
+const dir = process.env.BENCH_CORPUS_DIR ?? "";
+const db = await openDb({
+  databaseUrl: process.env.DATABASE_URL,
+  dataDir: process.env.DATA_DIR ?? "",
+  poolSize: 4,
+});
+await migrate(db);
+const log = createLogger("warn");
+const started = performance.now();
+const summary = await ingestPlacsp(
+  { db, log, now: () => new Date() },
+  {
+    source: dir,
+    feed: "643",
+    since: null,
+    maxPages: null,
+    batchSize: 500,
+    http: { userAgent: "bench", timeoutMs: 1000, retries: 0, baseDelayMs: 1, maxDelayMs: 1 },
+  },
+);
+const seconds = (performance.now() - started) / 1000;
+const { rows } = await db.query<{ tenders: number; awards: number; versions: number }>(
+  `SELECT (SELECT count(*) FROM tenders)::int AS tenders, (SELECT count(*) FROM awards)::int AS awards,
+          (SELECT count(*) FROM tender_versions)::int AS versions`,
+);
+await db.close();
+const entries = summary.entriesNew + summary.entriesUpdated + summary.entriesUnchanged;
+process.stdout.write(
+  `${JSON.stringify({
+    entries,
+    errors: summary.errors,
+    seconds,
+    entriesPerSecond: entries / seconds,
+    peakRssMb: process.resourceUsage().maxRSS / 1024,
+    ...rows[0],
+  })}\n`,
+);
