@@ -12,6 +12,7 @@ import { registerDevFaucet } from "./http/routes/dev-faucet/post.ts";
 import { registerHealth } from "./http/routes/discovery/health.ts";
 import { registerLlmsTxt } from "./http/routes/discovery/llms-txt.ts";
 import { registerGetPricing } from "./http/routes/pricing/get.ts";
+import { registerSearch } from "./http/routes/search/get.ts";
 import { registerGetTender } from "./http/routes/tenders/get.ts";
 import { validationHook } from "./http/validation.ts";
 import type { Payments } from "./payments/index.ts";
@@ -67,6 +68,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   if (deps.config.PAYMENTS_MODE === "dev") {
     registerDevFaucet(app, httpDeps);
   }
+  registerSearch(app, httpDeps);
   registerGetTender(app, httpDeps);
 
   return app;

@@ -35,6 +35,7 @@ export function buildOpenApiDocument(app: OpenAPIHono<AppEnv>, serverUrl: string
     servers: [{ url: serverUrl }],
     tags: [
       { name: "discovery", description: "Free: what the service offers and what it costs." },
+      { name: "search", description: "Full-text and structured search." },
       { name: "tenders", description: "Tenders and their awards." },
       { name: "payments", description: "Paying for calls." },
     ],

@@ -39,7 +39,7 @@ describe("GET /llms.txt", () => {
     );
     expect(text).toContain("- [GET /v1/pricing](https://api.example.org/v1/pricing): free.");
     // Not served yet, so not advertised.
-    expect(text).not.toContain("/v1/search");
+    expect(text).not.toContain("/v1/renewals");
   });
 
   it("explains how to pay in the configured mode", async () => {

@@ -43,20 +43,27 @@ describe("GET /v1/pricing", () => {
     expect(meta.provenance).toEqual([]);
   });
 
-  it("lists the served endpoints at the spec's prices, and only those", async () => {
+  it("lists exactly the endpoints this build answers, at the spec's prices", async () => {
     const { app } = buildTestApp({ db: t.db });
     const { data } = (await getJson(app, "/v1/pricing")).body as unknown as PricingBody;
     const spec = new Map(specEndpoints().map((row) => [row.endpoint, row.price]));
-    expect(data.endpoints.map((e) => e.endpoint)).toEqual(["GET /v1/tenders/:id", "GET /v1/pricing"]);
+    const listed = new Set(data.endpoints.map((e) => e.endpoint));
     for (const entry of data.endpoints) {
       const price = spec.get(entry.endpoint);
       expect(entry.free).toBe(price === "free");
       expect(entry.price_usd).toBe(price === "free" ? "0.00" : price);
-      // Every listed endpoint answers something other than 404 (a priced one answers 402 without payment).
-      const [method, path] = entry.endpoint.split(" ");
-      const res = await app.request((path ?? "").replace(":id", "1"), { method });
-      expect(res.status, entry.endpoint).not.toBe(404);
     }
+    // Probe every endpoint of the price table: listed if and only if its route exists (a priced route answers
+    // 402 or 400 without payment, a free one 200/4xx, a missing one 404 with "No route").
+    for (const entry of PRICE_TABLE) {
+      const [method, path = ""] = entry.endpoint.split(" ");
+      const res = await app.request(path.replace(/:[a-z_]+/g, "1"), { method });
+      const body = (await res.json()) as { error?: { message?: string } };
+      const routeMissing = res.status === 404 && (body.error?.message ?? "").startsWith("No route");
+      expect(listed.has(entry.endpoint), entry.endpoint).toBe(!routeMissing);
+    }
+    expect(listed.has("GET /v1/pricing")).toBe(true);
+    expect(listed.has("GET /v1/search")).toBe(true);
   });
 
   it("has the spec's shape in dev mode", async () => {

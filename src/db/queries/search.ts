@@ -1,0 +1,167 @@
+import type { Queryable } from "../client.ts";
+
+/**
+ * `GET /v1/search` in SQL. One statement builds the page of rows, another the total; both share the WHERE
+ * clause built here from the validated filters, always with bound parameters.
+ */
+
+export type SearchKind = "award" | "tender" | "contract";
+
+export interface SearchFilters {
+  kind: SearchKind;
+  /** Plain text; turned into a Spanish tsquery by plainto_tsquery (operators typed by users are just words). */
+  q: string | null;
+  /** 2..8 digits, check digit already removed. */
+  cpvPrefix: string | null;
+  /** Name fragments, matched on the folded aliases of the party. */
+  buyer: string | null;
+  company: string | null;
+  /** NUTS prefix, upper case. */
+  region: string | null;
+  from: string | null;
+  to: string | null;
+  limit: number;
+  offset: number;
+}
+
+export interface SearchRowRecord {
+  id: number;
+  source_ref: string | null;
+  title: string | null;
+  date: string | null;
+  buyer_id: number | null;
+  buyer_name: string | null;
+  company_id: number | null;
+  company_name: string | null;
+  value: number | null;
+  currency: string | null;
+  cpv: string | null;
+  value_is_ceiling: boolean;
+  tender_id: number;
+  tender_source: string;
+  tender_source_ref: string;
+  tender_url: string | null;
+}
+
+class Params {
+  readonly values: unknown[] = [];
+  add(value: unknown): string {
+    this.values.push(value);
+    return `$${this.values.length}`;
+  }
+}
+
+/** The column a row's date comes from, per kind (spec: from/to apply to it). */
+function dateColumn(kind: SearchKind): string {
+  return { award: "a.award_date", tender: "t.publication_date", contract: "a.start_date" }[kind];
+}
+
+interface Where {
+  where: string[];
+  /** The tsquery expression when there is a text query (ranks by it). */
+  query: string | null;
+  /** Whether a condition reads the tender (award counts can then skip the join). */
+  usesTender: boolean;
+}
+
+function whereClause(filters: SearchFilters, params: Params): Where {
+  const where: string[] = [];
+  let query: string | null = null;
+  const tenderFilters = [filters.q, filters.cpvPrefix, filters.region];
+  if (filters.kind === "contract") {
+    where.push("a.contract_signed");
+  }
+  if (filters.q !== null) {
+    query = `plainto_tsquery('spanish', immutable_unaccent(${params.add(filters.q)}))`;
+    where.push(`t.tsv @@ ${query}`);
+  }
+  if (filters.cpvPrefix !== null) {
+    where.push(`t.cpv_prefixes @> ARRAY[${params.add(filters.cpvPrefix)}]::text[]`);
+  }
+  if (filters.region !== null) {
+    // LIKE prefix on a text_pattern_ops index; the value holds letters and digits only (validated).
+    where.push(`t.nuts LIKE ${params.add(filters.region)} || '%'`);
+  }
+  if (filters.buyer !== null) {
+    const buyerColumn = filters.kind === "tender" ? "t.buyer_id" : "a.buyer_id";
+    where.push(
+      `${buyerColumn} IN (SELECT ba.buyer_id FROM buyer_aliases ba
+                          WHERE fold_name(ba.alias) LIKE '%' || fold_name(${params.add(filters.buyer)}) || '%')`,
+    );
+  }
+  if (filters.company !== null) {
+    const companies = `SELECT ca.company_id FROM company_aliases ca
+                        WHERE fold_name(ca.alias) LIKE '%' || fold_name(${params.add(filters.company)}) || '%'`;
+    where.push(
+      filters.kind === "tender"
+        ? `EXISTS (SELECT 1 FROM awards aw WHERE aw.tender_id = t.id AND aw.winner_company_id IN (${companies}))`
+        : `a.winner_company_id IN (${companies})`,
+    );
+  }
+  if (filters.from !== null) {
+    where.push(`${dateColumn(filters.kind)} >= ${params.add(filters.from)}::date`);
+  }
+  if (filters.to !== null) {
+    where.push(`${dateColumn(filters.kind)} <= ${params.add(filters.to)}::date`);
+  }
+  const usesTender = filters.kind === "tender" || tenderFilters.some((f) => f !== null);
+  return { where, query, usesTender };
+}
+
+function fromClause(kind: SearchKind, usesTender: boolean): string {
+  if (kind === "tender") {
+    return "FROM tenders t";
+  }
+  // Every award has its tender (foreign key), so counting awards needs the join only to filter on the tender.
+  return usesTender ? "FROM awards a JOIN tenders t ON t.id = a.tender_id" : "FROM awards a";
+}
+
+/**
+ * One page of rows in a total, deterministic order: with a text query by rank, then date, then id; without,
+ * by date, then id; dates descending with unknown dates last, ids descending.
+ */
+export async function searchRows(db: Queryable, filters: SearchFilters): Promise<SearchRowRecord[]> {
+  const params = new Params();
+  const { where, query } = whereClause(filters, params);
+  const date = dateColumn(filters.kind);
+  const id = filters.kind === "tender" ? "t.id" : "a.id";
+  const rank = query ? `ts_rank(t.tsv, ${query}) DESC, ` : "";
+  const select =
+    filters.kind === "tender"
+      ? `SELECT t.id, t.source_ref, t.title, t.publication_date AS date, t.buyer_id, b.name AS buyer_name,
+                NULL::bigint AS company_id, NULL::text AS company_name, t.estimated_value AS value, t.currency,
+                t.cpv_main AS cpv, false AS value_is_ceiling, t.id AS tender_id, t.source AS tender_source,
+                t.source_ref AS tender_source_ref, t.url AS tender_url
+           FROM tenders t
+           LEFT JOIN buyers b ON b.id = t.buyer_id`
+      : `SELECT a.id, a.source_ref, t.title, ${date} AS date, a.buyer_id, b.name AS buyer_name,
+                a.winner_company_id AS company_id, c.name AS company_name, a.value, a.currency,
+                coalesce(a.cpv, t.cpv_main) AS cpv, a.value_is_ceiling, t.id AS tender_id,
+                t.source AS tender_source, t.source_ref AS tender_source_ref, t.url AS tender_url
+           FROM awards a
+           JOIN tenders t ON t.id = a.tender_id
+           LEFT JOIN buyers b ON b.id = a.buyer_id
+           LEFT JOIN companies c ON c.id = a.winner_company_id`;
+  const limit = params.add(filters.limit);
+  const offset = params.add(filters.offset);
+  const { rows } = await db.query<SearchRowRecord>(
+    `${select}
+      ${where.length > 0 ? `WHERE ${where.join(" AND ")}` : ""}
+      ORDER BY ${rank}${date} DESC NULLS LAST, ${id} DESC
+      LIMIT ${limit} OFFSET ${offset}`,
+    params.values,
+  );
+  return rows;
+}
+
+/** How many rows match the filters (all pages). */
+export async function countSearchRows(db: Queryable, filters: SearchFilters): Promise<number> {
+  const params = new Params();
+  const { where, usesTender } = whereClause(filters, params);
+  const { rows } = await db.query<{ total: number }>(
+    `SELECT count(*)::int AS total ${fromClause(filters.kind, usesTender)}
+      ${where.length > 0 ? `WHERE ${where.join(" AND ")}` : ""}`,
+    params.values,
+  );
+  return rows[0]?.total ?? 0;
+}

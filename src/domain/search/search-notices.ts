@@ -1,0 +1,120 @@
+import {
+  countSearchRows,
+  type SearchKind,
+  type SearchRowRecord,
+  searchRows,
+} from "../../db/queries/search.ts";
+import type { DomainContext } from "../context.ts";
+import { type Provenance, provenanceOf } from "../provenance.ts";
+import type { PartyRef } from "../tenders/get-tender.ts";
+
+export interface SearchInput {
+  q?: string;
+  cpv?: string;
+  buyer?: string;
+  company?: string;
+  region?: string;
+  from?: string;
+  to?: string;
+  type: SearchKind;
+  page: number;
+  size: number;
+}
+
+/** A row of `GET /v1/search`: every field always present, null when unknown. */
+export interface SearchRow {
+  kind: SearchKind;
+  id: number;
+  source_ref: string | null;
+  title: string | null;
+  date: string | null;
+  buyer: PartyRef | null;
+  company: PartyRef | null;
+  value: number | null;
+  currency: string | null;
+  cpv: string | null;
+  tender_id: number | null;
+  tender_source_ref: string | null;
+}
+
+export interface SearchResult {
+  rows: SearchRow[];
+  total: number;
+  page: number;
+  provenance: Provenance[];
+  /** How many rows on this page carry a framework ceiling as value. */
+  ceilings: number;
+}
+
+/**
+ * Full-text and structured search over awards (default), tenders or contracts (awards whose contract is
+ * signed). Text is Spanish, stemmed, accent- and case-insensitive and plain: quotes or operators typed by a
+ * user are ordinary words, so no input makes the query fail; a text with no searchable word (stop words,
+ * punctuation) matches nothing.
+ */
+export async function searchNotices({
+  ctx,
+  input,
+}: {
+  ctx: DomainContext;
+  input: SearchInput;
+}): Promise<SearchResult> {
+  const q = input.q?.trim() ? input.q.trim() : null;
+  const filters = {
+    kind: input.type,
+    q,
+    // A trailing check digit ("72000000-5") is accepted and ignored: CPV codes are stored without it.
+    cpvPrefix: input.cpv ? (input.cpv.split("-")[0] ?? null) : null,
+    buyer: input.buyer ?? null,
+    company: input.company ?? null,
+    region: input.region ? input.region.toUpperCase() : null,
+    from: input.from ?? null,
+    to: input.to ?? null,
+    limit: input.size,
+    offset: (input.page - 1) * input.size,
+  };
+  if (q !== null && !/[\p{L}\p{N}]/u.test(q)) {
+    return { rows: [], total: 0, page: input.page, provenance: [], ceilings: 0 };
+  }
+  const [records, total] = await Promise.all([searchRows(ctx.db, filters), countSearchRows(ctx.db, filters)]);
+  return {
+    rows: records.map((record) => toSearchRow(input.type, record)),
+    total,
+    page: input.page,
+    provenance: provenanceFor(records),
+    ceilings: records.filter((r) => r.value_is_ceiling && r.value !== null).length,
+  };
+}
+
+function toSearchRow(kind: SearchKind, r: SearchRowRecord): SearchRow {
+  return {
+    kind,
+    id: r.id,
+    source_ref: r.source_ref,
+    title: r.title,
+    date: r.date,
+    buyer: r.buyer_id !== null && r.buyer_name !== null ? { id: r.buyer_id, name: r.buyer_name } : null,
+    company:
+      r.company_id !== null && r.company_name !== null ? { id: r.company_id, name: r.company_name } : null,
+    value: r.value,
+    currency: r.currency,
+    cpv: r.cpv,
+    tender_id: r.tender_id,
+    tender_source_ref: r.tender_source_ref,
+  };
+}
+
+/** The upstream notices behind the page, each once, in row order. */
+function provenanceFor(records: SearchRowRecord[]): Provenance[] {
+  const seen = new Map<string, Provenance>();
+  for (const r of records) {
+    const key = `${r.tender_source}|${r.tender_source_ref}`;
+    if (!seen.has(key)) {
+      seen.set(
+        key,
+        provenanceOf({ source: r.tender_source, source_ref: r.tender_source_ref, url: r.tender_url }),
+      );
+    }
+  }
+  return [...seen.values()];
+}
