@@ -241,6 +241,17 @@ describe("GET /v1/search", () => {
     expect(past.body.meta.total).toBe(7);
   });
 
+  it("answers from the latest data right after an ingest run (cached results are keyed by data version)", async () => {
+    expect((await search("q=asfaltado&type=tender")).body.meta.total).toBe(1);
+    const { header, entries } = splitFeed(TWO_ENTRIES);
+    const another = (entries[1] ?? "").replace(
+      "https://contrataciondelestado.es/sindicacion/licitacionesPerfilContratante/18294555",
+      "https://contrataciondelestado.es/sindicacion/licitacionesPerfilContratante/99999002",
+    );
+    await ingestPage(t.db, { xml: buildPage(header, [another]) });
+    expect((await search("q=asfaltado&type=tender")).body.meta.total).toBe(2);
+  });
+
   it("validates before charging: a bad parameter is a 400 even without payment", async () => {
     const { app } = buildTestApp({ db: t.db });
     const res = await app.request("/v1/search?size=500");

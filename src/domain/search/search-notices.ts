@@ -1,3 +1,4 @@
+import { dataVersion } from "../../db/queries/ingest-runs.ts";
 import {
   countSearchRows,
   type SearchKind,
@@ -7,6 +8,7 @@ import {
 import type { DomainContext } from "../context.ts";
 import { type Provenance, provenanceOf } from "../provenance.ts";
 import type { PartyRef } from "../tenders/get-tender.ts";
+import { cached } from "./result-cache.ts";
 
 export interface SearchInput {
   q?: string;
@@ -76,7 +78,14 @@ export async function searchNotices({
   if (q !== null && !/[\p{L}\p{N}]/u.test(q)) {
     return { rows: [], total: 0, page: input.page, provenance: [], ceilings: 0 };
   }
-  const [records, total] = await Promise.all([searchRows(ctx.db, filters), countSearchRows(ctx.db, filters)]);
+  const version = await dataVersion(ctx.db);
+  const [records, total] = await Promise.all([
+    cached(ctx.db, `rows|${version}|${JSON.stringify(filters)}`, () => searchRows(ctx.db, filters)),
+    // The total does not depend on the page: one count serves every page of a search.
+    cached(ctx.db, `total|${version}|${JSON.stringify({ ...filters, limit: 0, offset: 0 })}`, () =>
+      countSearchRows(ctx.db, filters),
+    ),
+  ]);
   return {
     rows: records.map((record) => toSearchRow(input.type, record)),
     total,
