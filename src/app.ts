@@ -8,6 +8,9 @@ import type { AppEnv } from "./http/env.ts";
 import { BODY_LIMIT_BYTES, errorResponse, handleError } from "./http/errors.ts";
 import { requestContext } from "./http/middleware/request-id.ts";
 import { registerOpenApiRoute, registerSecuritySchemes } from "./http/openapi.ts";
+import { registerGetBuyerHistory } from "./http/routes/buyers/history.ts";
+import { registerListCompanyAwards } from "./http/routes/companies/awards.ts";
+import { registerGetCompany } from "./http/routes/companies/get.ts";
 import { registerDevFaucet } from "./http/routes/dev-faucet/post.ts";
 import { registerHealth } from "./http/routes/discovery/health.ts";
 import { registerLlmsTxt } from "./http/routes/discovery/llms-txt.ts";
@@ -70,6 +73,9 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   }
   registerSearch(app, httpDeps);
   registerGetTender(app, httpDeps);
+  registerGetCompany(app, httpDeps);
+  registerListCompanyAwards(app, httpDeps);
+  registerGetBuyerHistory(app, httpDeps);
 
   return app;
 }

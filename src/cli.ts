@@ -3,10 +3,17 @@ import { type Config, ConfigError, loadConfig } from "./config.ts";
 import { type Db, openDb } from "./db/client.ts";
 import { migrate } from "./db/migrate.ts";
 import { inspectTender } from "./domain/tenders/inspect-tender.ts";
-import { httpOptionsFrom, isPlacspFeed, PLACSP_FEEDS, placspFeedUrl } from "./ingest/http-options.ts";
+import {
+  httpOptionsFrom,
+  isPlacspFeed,
+  PLACSP_FEEDS,
+  placspFeedUrl,
+  tedQueryFrom,
+} from "./ingest/http-options.ts";
 import { ingestPlacsp } from "./ingest/placsp/ingest-placsp.ts";
 import { loadCpvLabels, loadNutsNames } from "./ingest/refdata/load-reference.ts";
 import { seedSynthetic } from "./ingest/synthetic/seed.ts";
+import { ingestTed } from "./ingest/ted/ingest-ted.ts";
 import { systemClock } from "./lib/clock.ts";
 import { createLogger } from "./lib/logger.ts";
 import { runFromEnvironment } from "./server.ts";
@@ -25,6 +32,8 @@ commands:
   ingest nuts --source <path|url>     load NUTS names (CSV: code,level,name,name_national,country_code,parent_code)
   ingest placsp [--source <url|file|dir|zip>] [--feed 643|1044|1143] [--since YYYY-MM-DD] [--max-pages N]
                                       ingest PLACSP ATOM pages; without --source, the configured feed(s)
+  ingest ted [--source <api-url|file|dir|tar.gz>] [--since YYYY-MM-DD] [--max-notices N]
+                                      ingest TED notices; without --source, the configured Search API
   inspect tender <source_ref>         print a stored tender with its awards (Tender shape of the API)
   seed --synthetic N [--seed S] [--out DIR]
                                       write N synthetic feed entries (host synthetic.invalid) and ingest them
@@ -86,7 +95,11 @@ async function run(argv: string[]): Promise<void> {
       await ingestPlacspCommand(config, flags);
       return;
     }
-    throw new UsageError(`unknown ingest source "${what ?? ""}"; expected cpv, nuts or placsp`);
+    if (what === "ted") {
+      await ingestTedCommand(config, flags);
+      return;
+    }
+    throw new UsageError(`unknown ingest source "${what ?? ""}"; expected cpv, nuts, placsp or ted`);
   }
   if (command === "seed") {
     await seedCommand(config, rest);
@@ -148,6 +161,49 @@ async function ingestPlacspCommand(config: Config, args: string[]): Promise<void
       print({ command: "ingest placsp", ...summary });
     }
   });
+}
+
+async function ingestTedCommand(config: Config, args: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      source: { type: "string" },
+      since: { type: "string" },
+      "max-notices": { type: "string" },
+    },
+    strict: true,
+  });
+  if (values.since !== undefined && !isCalendarDate(values.since)) {
+    throw new UsageError("--since must be a date YYYY-MM-DD");
+  }
+  const maxNotices = values["max-notices"] === undefined ? null : Number(values["max-notices"]);
+  if (maxNotices !== null && !(Number.isInteger(maxNotices) && maxNotices >= 1)) {
+    throw new UsageError("--max-notices must be a positive integer");
+  }
+  const log = createLogger(config.LOG_LEVEL === "info" ? "warn" : config.LOG_LEVEL);
+  const summary = await withDb(config, (db) =>
+    ingestTed(
+      { db, log, now: systemClock },
+      {
+        source: values.source ?? config.TED_API_URL,
+        since: values.since ?? null,
+        maxNotices,
+        batchSize: 250,
+        http: httpOptionsFrom(config, log),
+        query: tedQueryFrom(config),
+        lookbackDays: config.TED_LOOKBACK_DAYS,
+      },
+    ),
+  );
+  print({ command: "ingest ted", ...summary });
+}
+
+/** `YYYY-MM-DD` naming a real day (2024-02-30 is not one). */
+function isCalendarDate(value: string): boolean {
+  const ms = Date.parse(`${value}T00:00:00Z`);
+  return (
+    /^\d{4}-\d{2}-\d{2}$/.test(value) && !Number.isNaN(ms) && new Date(ms).toISOString().startsWith(value)
+  );
 }
 
 async function seedCommand(config: Config, args: string[]): Promise<void> {

@@ -65,7 +65,14 @@ export const ConfigSchema = z.object({
     .string()
     .regex(/^(off|\d+[smh])$/, "must be off or an interval such as 30m, 1h or 6h")
     .default("1h")
-    .describe("How often `npm start` polls the feeds (`off` disables scheduled ingestion)."),
+    .describe(
+      "How often `npm start` polls the PLACSP feeds (`off` disables all scheduled ingestion, TED included).",
+    ),
+  INGEST_TED_SCHEDULE: z
+    .string()
+    .regex(/^(off|\d+[smh])$/, "must be off or an interval such as 6h, 12h or 24h")
+    .default("24h")
+    .describe("How often `npm start` queries the TED Search API for new notices (`off` disables TED only)."),
   INGEST_PLACSP_FEEDS: z
     .string()
     .regex(/^(643|1044|1143)(,(643|1044|1143))*$/, "must be a comma-separated list of 643, 1044, 1143")
@@ -75,6 +82,36 @@ export const ConfigSchema = z.object({
     .max(100_000)
     .default(50)
     .describe("Pages a scheduled run walks at most (back-fill history from the ZIP archives with the CLI)."),
+  TED_API_URL: z
+    .url({ protocol: /^https?$/ })
+    .default("https://api.ted.europa.eu")
+    .describe("Base URL of the TED Search API v3 (`POST {url}/v3/notices/search`)."),
+  TED_QUERY: z
+    .string()
+    .trim()
+    .min(1)
+    .optional()
+    .describe(
+      "Full TED expert query replacing the built one (countries, notice types, CPV prefixes); " +
+        "the `publication-date>=` condition of each run is still added.",
+    ),
+  TED_CPV_PREFIXES: z
+    .string()
+    .regex(
+      /^\d{2,8}(,\d{2,8})*$/,
+      "must be a comma-separated list of 2 to 8 digit CPV prefixes such as 72,48,302",
+    )
+    .optional()
+    .describe("Only TED notices with a CPV under one of these prefixes (comma list); unset = every CPV."),
+  TED_BUYER_COUNTRIES: z
+    .string()
+    .regex(/^[A-Z]{3}(,[A-Z]{3})*$/, "must be a comma-separated list of ISO 3166-1 alpha-3 codes such as ESP")
+    .default("ESP")
+    .describe("Buyer countries of the TED query (ISO alpha-3, comma list)."),
+  TED_LOOKBACK_DAYS: positiveInt
+    .max(3650)
+    .default(30)
+    .describe("Days of TED notices a first run (no checkpoint yet) asks for; older ones come from packages."),
   INGEST_HTTP_TIMEOUT_MS: positiveInt
     .max(3_600_000)
     .default(120_000)

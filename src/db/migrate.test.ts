@@ -28,6 +28,7 @@ const EXPECTED_TABLES = [
   "payment_proofs",
   "renewal_signals",
   "schema_migrations",
+  "stats_dirty",
   "tender_tombstones",
   "tender_versions",
   "tenders",

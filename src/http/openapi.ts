@@ -37,6 +37,8 @@ export function buildOpenApiDocument(app: OpenAPIHono<AppEnv>, serverUrl: string
       { name: "discovery", description: "Free: what the service offers and what it costs." },
       { name: "search", description: "Full-text and structured search." },
       { name: "tenders", description: "Tenders and their awards." },
+      { name: "companies", description: "Company profiles with win aggregates, and their awards." },
+      { name: "buyers", description: "Contracting authorities: award history, concentration, recurrence." },
       { name: "payments", description: "Paying for calls." },
     ],
   });

@@ -14,6 +14,7 @@ import {
 import { normalizePartyName } from "../lib/party-names.ts";
 import type { NormalizedAward, NormalizedTender, NormalizeResult, SourceName, Tombstone } from "./model.ts";
 import { companyKey, resolveBuyers, resolveCompanies } from "./parties.ts";
+import { isSyntheticPublicationNumber } from "./ted/publication-number.ts";
 
 /**
  * Applies one batch of normalized entry versions and tombstones of one source, inside the caller's
@@ -233,12 +234,16 @@ function toTenderWrite(version: HashedVersion, buyerId: number | null): TenderWr
     buyer_id: buyerId,
     upstream_updated: t.upstreamUpdated,
     raw_hash: version.hash,
-    is_synthetic: isSynthetic(t.sourceRef),
+    is_synthetic: isSynthetic(t.source, t.sourceRef),
     cross_ref: t.crossRef,
   };
 }
 
-function isSynthetic(sourceRef: string): boolean {
+/** Synthetic corpora: PLACSP entry ids on `synthetic.invalid`, TED publication numbers of year 0000. */
+function isSynthetic(source: SourceName, sourceRef: string): boolean {
+  if (source === "ted") {
+    return isSyntheticPublicationNumber(sourceRef);
+  }
   try {
     return new URL(sourceRef).hostname === SYNTHETIC_HOST;
   } catch {

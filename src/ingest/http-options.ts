@@ -1,6 +1,7 @@
 import type { Config } from "../config.ts";
 import type { Logger } from "../lib/logger.ts";
 import type { HttpOptions } from "./sources/http.ts";
+import type { TedQueryConfig } from "./ted/ingest-ted.ts";
 
 /** Upstream HTTP settings from configuration; every retry is logged with its reason. */
 export function httpOptionsFrom(config: Config, log: Logger): HttpOptions {
@@ -28,4 +29,13 @@ export type PlacspFeed = (typeof PLACSP_FEEDS)[number];
 
 export function isPlacspFeed(value: string): value is PlacspFeed {
   return (PLACSP_FEEDS as readonly string[]).includes(value);
+}
+
+/** What the TED Search API is asked for, from `TED_QUERY`, `TED_CPV_PREFIXES` and `TED_BUYER_COUNTRIES`. */
+export function tedQueryFrom(config: Config): TedQueryConfig {
+  return {
+    apiQuery: config.TED_QUERY ?? null,
+    cpvPrefixes: config.TED_CPV_PREFIXES?.split(",") ?? [],
+    countries: config.TED_BUYER_COUNTRIES.split(","),
+  };
 }

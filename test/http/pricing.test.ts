@@ -64,6 +64,9 @@ describe("GET /v1/pricing", () => {
     }
     expect(listed.has("GET /v1/pricing")).toBe(true);
     expect(listed.has("GET /v1/search")).toBe(true);
+    expect(listed.has("GET /v1/companies/:id")).toBe(true);
+    expect(listed.has("GET /v1/companies/:id/awards")).toBe(true);
+    expect(listed.has("GET /v1/buyers/:id/history")).toBe(true);
   });
 
   it("has the spec's shape in dev mode", async () => {

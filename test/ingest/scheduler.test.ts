@@ -5,10 +5,12 @@ import { loadConfig } from "../../src/config.ts";
 import { type Scheduler, startIngestScheduler } from "../../src/ingest/scheduler.ts";
 import { truncateAll, useTestDb } from "../helpers/db.ts";
 import { type FeedServer, startFeedServer } from "../helpers/feed-server.ts";
+import { startTedServer, type TedServer } from "../helpers/ted-server.ts";
 
 const t = useTestDb();
 let feed: FeedServer;
 let scheduler: Scheduler | null = null;
+let ted: TedServer | null = null;
 
 beforeEach(async () => {
   await truncateAll(t.db);
@@ -18,6 +20,8 @@ afterEach(async () => {
   await scheduler?.stop();
   scheduler = null;
   await feed.close();
+  await ted?.close();
+  ted = null;
 });
 
 function memoryLog() {
@@ -48,6 +52,7 @@ describe("scheduled ingestion", () => {
       INGEST_SCHEDULE: "1s",
       INGEST_PLACSP_FEEDS: "643",
       PLACSP_FEED_643_URL: feed.headUrl,
+      INGEST_TED_SCHEDULE: "off",
     });
     scheduler = startIngestScheduler({ db: t.db, log, now: () => new Date() }, config);
     await until(async () => {
@@ -67,6 +72,7 @@ describe("scheduled ingestion", () => {
       INGEST_SCHEDULE: "1s",
       INGEST_PLACSP_FEEDS: "643",
       PLACSP_FEED_643_URL: feed.headUrl,
+      INGEST_TED_SCHEDULE: "off",
       INGEST_HTTP_RETRIES: "0",
     });
     scheduler = startIngestScheduler({ db: t.db, log, now: () => new Date() }, config);
@@ -85,5 +91,64 @@ describe("scheduled ingestion", () => {
     expect(
       startIngestScheduler({ db: t.db, log, now: () => new Date() }, loadConfig({ INGEST_SCHEDULE: "off" })),
     ).toBeNull();
+  });
+});
+
+describe("scheduled TED ingestion", () => {
+  /** PLACSP polls the local feed hourly (first after 5 s); TED every second. */
+  function tedConfig(api: string, extra: Record<string, string> = {}) {
+    return loadConfig({
+      INGEST_SCHEDULE: "1h",
+      INGEST_PLACSP_FEEDS: "643",
+      PLACSP_FEED_643_URL: feed.headUrl,
+      INGEST_TED_SCHEDULE: "1s",
+      TED_API_URL: api,
+      ...extra,
+    });
+  }
+
+  it("queries the TED API on its own interval and ingests what it finds", async () => {
+    const { log } = memoryLog();
+    ted = await startTedServer([["611835-2024"]]);
+    scheduler = startIngestScheduler({ db: t.db, log, now: () => new Date() }, tedConfig(ted.base));
+    await until(async () => {
+      const { rows } = await t.db.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM ingest_runs WHERE source = 'ted' AND status = 'succeeded'",
+      );
+      return (rows[0]?.n ?? 0) >= 1;
+    });
+    const { rows } = await t.db.query("SELECT source_ref FROM tenders WHERE source = 'ted'");
+    expect(rows).toEqual([{ source_ref: "611835-2024" }]);
+    expect(ted.searches[0]?.query).toMatch(
+      /^buyer-country=ESP AND notice-type IN \(.*\) AND publication-date>=\d{8}$/,
+    );
+  });
+
+  it("logs a failing TED API once per attempt and keeps trying, the PLACSP schedule unaffected", async () => {
+    const { log, lines } = memoryLog();
+    ted = await startTedServer([]);
+    ted.failAllSearches = "503";
+    scheduler = startIngestScheduler(
+      { db: t.db, log, now: () => new Date() },
+      tedConfig(ted.base, { INGEST_HTTP_RETRIES: "0" }),
+    );
+    const failures = () =>
+      lines.filter((l) => l.msg === "scheduled ted ingest failed; will retry at the next tick");
+    await until(() => failures().length >= 2);
+    expect(failures()[0]).toMatchObject({ source: ted.base, reason: expect.stringMatching(/HTTP 503/) });
+    expect(lines.filter((l) => String(l.msg).includes("placsp ingest failed"))).toEqual([]);
+  });
+
+  it("is off with INGEST_TED_SCHEDULE=off while PLACSP stays scheduled", () => {
+    const { log, lines } = memoryLog();
+    scheduler = startIngestScheduler(
+      { db: t.db, log, now: () => new Date() },
+      tedConfig("http://127.0.0.1:9", { INGEST_TED_SCHEDULE: "off" }),
+    );
+    expect(scheduler).not.toBeNull();
+    expect(lines.map((l) => l.msg)).toEqual([
+      "scheduled ingestion on",
+      "scheduled TED ingestion is off (INGEST_TED_SCHEDULE=off)",
+    ]);
   });
 });

@@ -40,6 +40,17 @@ export function normalizePublicationNumber(raw: string | null | undefined): stri
 }
 
 /**
+ * The year of synthetic publication numbers (`17-0000`): no Official Journal has a year 0, so a synthetic
+ * notice can never be taken for a real one, and ingestion flags it as synthetic (`tenders.is_synthetic`).
+ */
+export const SYNTHETIC_TED_YEAR = "0000";
+
+/** True for a canonical publication number in the synthetic space (`{n}-0000`). */
+export function isSyntheticPublicationNumber(publicationNumber: string): boolean {
+  return /^\d+-0000$/.test(publicationNumber);
+}
+
+/**
  * The notice's landing page on ted.europa.eu for a canonical publication number. The English page is used
  * whatever the notice language: the page itself offers every language, and one stable URL per notice is
  * easier to compare and cache than a per-language one.

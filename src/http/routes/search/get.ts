@@ -1,4 +1,5 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { FRAMEWORK_CEILING_CAVEAT } from "../../../domain/caveats.ts";
 import { searchNotices } from "../../../domain/search/search-notices.ts";
 import { domainContext, type HttpDeps } from "../../deps.ts";
 import type { AppEnv } from "../../env.ts";
@@ -6,7 +7,6 @@ import { envelope, envelopeSchema } from "../../envelope.ts";
 import { errorResponses } from "../../errors.ts";
 import { pricedOperation, servePaid } from "../../paid.ts";
 import { SearchQuerySchema } from "../../schemas/query.ts";
-import { CEILING_CAVEAT } from "../tenders/get.ts";
 import { SearchRowSchema } from "./schema.ts";
 
 const ENDPOINT = "GET /v1/search";
@@ -43,7 +43,7 @@ export function registerSearch(app: OpenAPIHono<AppEnv>, deps: HttpDeps): void {
         provenance: value.provenance,
         page: value.page,
         total: value.total,
-        caveats: value.ceilings > 0 ? [CEILING_CAVEAT] : undefined,
+        caveats: value.ceilings > 0 ? [FRAMEWORK_CEILING_CAVEAT] : undefined,
       }),
       200,
     );

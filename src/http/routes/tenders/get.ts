@@ -1,4 +1,5 @@
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
+import { FRAMEWORK_CEILING_CAVEAT } from "../../../domain/caveats.ts";
 import { getTender } from "../../../domain/tenders/get-tender.ts";
 import { domainContext, type HttpDeps } from "../../deps.ts";
 import type { AppEnv } from "../../env.ts";
@@ -9,9 +10,6 @@ import { IdParamSchema } from "../../schemas/common.ts";
 import { TenderSchema } from "./schema.ts";
 
 const ENDPOINT = "GET /v1/tenders/:id";
-
-export const CEILING_CAVEAT =
-  "Framework agreement award values are ceilings (maximum spend allowed), not amounts spent; never sum them as spend.";
 
 const route = createRoute({
   method: "get",
@@ -41,7 +39,7 @@ export function registerGetTender(app: OpenAPIHono<AppEnv>, deps: HttpDeps): voi
         priceCents,
         paid: true,
         provenance: value.provenance,
-        caveats: value.hasCeilings ? [CEILING_CAVEAT] : undefined,
+        caveats: value.hasCeilings ? [FRAMEWORK_CEILING_CAVEAT] : undefined,
       }),
       200,
     );

@@ -1,0 +1,53 @@
+import { listAwardsWithTender } from "../../db/queries/awards.ts";
+import { countCompanyAwards } from "../../db/queries/companies.ts";
+import {
+  type AwardWithTender,
+  hasCeilings,
+  noticesOfAwards,
+  toAwardWithTender,
+} from "../awards/award-with-tender.ts";
+import { FRAMEWORK_CEILING_CAVEAT } from "../caveats.ts";
+import type { DomainContext } from "../context.ts";
+import { NotFoundError } from "../errors.ts";
+import type { Provenance } from "../provenance.ts";
+
+export interface CompanyAwardsResult {
+  awards: AwardWithTender[];
+  page: number;
+  total: number;
+  provenance: Provenance[];
+  caveats: string[] | undefined;
+}
+
+/**
+ * One page of the awards a company won, newest first (award date descending, unknown dates last, then id
+ * descending: a total order, so walking the pages returns every award exactly once). A page beyond the last
+ * is an empty list with the real total. Provenance names the notices of the page's awards.
+ */
+export async function listCompanyAwards({
+  ctx,
+  input,
+}: {
+  ctx: DomainContext;
+  input: { id: number; page: number; size: number };
+}): Promise<CompanyAwardsResult> {
+  const total = await countCompanyAwards(ctx.db, input.id);
+  if (total === undefined) {
+    throw new NotFoundError(
+      `No company with id ${input.id}.`,
+      "Company ids come from GET /v1/search (field company.id) and from winner.id on awards.",
+    );
+  }
+  const offset = (input.page - 1) * input.size;
+  const rows =
+    offset < total
+      ? await listAwardsWithTender(ctx.db, { winner: input.id }, { limit: input.size, offset })
+      : [];
+  return {
+    awards: rows.map(toAwardWithTender),
+    page: input.page,
+    total,
+    provenance: noticesOfAwards(rows),
+    caveats: hasCeilings(rows) ? [FRAMEWORK_CEILING_CAVEAT] : undefined,
+  };
+}

@@ -1,0 +1,168 @@
+import { beforeEach, describe, expect, it } from "vitest";
+import { refreshStats } from "../../src/analytics/refresh-stats.ts";
+import type { Db } from "../../src/db/client.ts";
+import { listCompanyAwards } from "../../src/domain/companies/list-company-awards.ts";
+import { ingestPlacsp } from "../../src/ingest/placsp/ingest-placsp.ts";
+import { createLogger } from "../../src/lib/logger.ts";
+import { type CraftedEntry, craftedPage } from "../helpers/crafted-placsp.ts";
+import { truncateAll, useTestDb } from "../helpers/db.ts";
+import { ingestPage, PLACSP_FIXTURES } from "../helpers/placsp.ts";
+
+const t = useTestDb();
+const log = createLogger("silent");
+beforeEach(async () => {
+  await truncateAll(t.db);
+});
+
+const BUYER = { name: "Diputación de Prueba", nif: "P0800000B" };
+const S1 = { name: "Acme Sistemas SL", nif: "B12345674" };
+const S2 = { name: "Beta Datos SA", nif: "A58818501" };
+
+function entry(n: number, winner: typeof S1, value: number, extra: Partial<CraftedEntry> = {}): CraftedEntry {
+  return {
+    n,
+    buyer: BUYER,
+    cpv: "72000000",
+    results: [{ winner, awardDate: `2025-0${n}-01`, value }],
+    ...extra,
+  };
+}
+
+/** The aggregates without their refresh times, in a total order: equal dumps, equal aggregates. */
+async function statsDump(db: Db): Promise<unknown[]> {
+  const companies = await db.query(
+    `SELECT company_id, wins, total_value, ceilings_excluded, non_eur_excluded, top_cpvs, top_buyers
+       FROM company_stats ORDER BY company_id`,
+  );
+  const buyers = await db.query(
+    `SELECT buyer_id, awards_total, top3_share_by_count, top3_share_by_value, ceilings_excluded,
+            non_eur_excluded, recurrence
+       FROM buyer_stats ORDER BY buyer_id`,
+  );
+  return [companies.rows, buyers.rows];
+}
+
+async function pending(db: Db): Promise<string[]> {
+  const { rows } = await db.query<{ mark: string }>(
+    `SELECT DISTINCT kind || ':' || c.nif AS mark FROM stats_dirty d JOIN companies c ON c.id = d.id
+      WHERE d.kind = 'company'
+     UNION
+     SELECT DISTINCT kind || ':' || b.nif FROM stats_dirty d JOIN buyers b ON b.id = d.id WHERE d.kind = 'buyer'
+     ORDER BY 1`,
+  );
+  return rows.map((r) => r.mark);
+}
+
+async function wins(db: Db, nif: string): Promise<number | null> {
+  const { rows } = await db.query<{ wins: number }>(
+    "SELECT s.wins FROM company_stats s JOIN companies c ON c.id = s.company_id WHERE c.nif = $1",
+    [nif],
+  );
+  return rows[0]?.wins ?? null;
+}
+
+describe("refreshStats", () => {
+  it("runs at the end of every ingest run", async () => {
+    await ingestPlacsp(
+      { db: t.db, log, now: () => new Date() },
+      {
+        source: PLACSP_FIXTURES,
+        feed: null,
+        since: null,
+        maxPages: null,
+        batchSize: 500,
+        http: { userAgent: "test", timeoutMs: 1000, retries: 0, baseDelayMs: 1, maxDelayMs: 1 },
+      },
+    );
+    expect(await pending(t.db)).toEqual([]);
+    // MUXART: the three lots of 18526649 (42500 + 47350 + 88000); REDCA: the one award of 17165996.
+    const { rows } = await t.db.query<{ nif: string; wins: number; total_value: number }>(
+      `SELECT c.nif, s.wins, s.total_value FROM company_stats s JOIN companies c ON c.id = s.company_id
+        ORDER BY c.nif`,
+    );
+    expect(rows).toEqual([
+      { nif: "A38210100", wins: 1, total_value: 224002.34 },
+      { nif: "B60707239", wins: 3, total_value: 177850 },
+    ]);
+    const buyers = await t.db.query<{ nif: string; awards_total: number }>(
+      `SELECT b.nif, s.awards_total FROM buyer_stats s JOIN buyers b ON b.id = s.buyer_id ORDER BY b.nif`,
+    );
+    expect(buyers.rows).toEqual([
+      { nif: "A84818558", awards_total: 3 },
+      { nif: "Q8550002C", awards_total: 1 },
+    ]);
+  });
+
+  it("recomputes only the companies and buyers whose awards changed, old and new winner alike", async () => {
+    await ingestPage(t.db, { xml: craftedPage([entry(1, S1, 1000), entry(2, S2, 2000)]) });
+    expect(await pending(t.db)).toEqual(["buyer:P0800000B", "company:A58818501", "company:B12345674"]);
+    expect(await refreshStats({ db: t.db, log })).toMatchObject({ companies: 2, buyers: 1, full: false });
+    expect(await pending(t.db)).toEqual([]);
+    expect(await wins(t.db, S1.nif)).toBe(1);
+
+    // The same content again, newer: nothing about the awards changed, nothing is marked.
+    const later = "2026-02-01T10:00:00.000+01:00";
+    await ingestPage(t.db, { xml: craftedPage([entry(1, S1, 1000, { updated: later })]) });
+    // New content (the title) with the same award: the award row is rewritten as it was; nothing is marked.
+    await ingestPage(t.db, {
+      xml: craftedPage([
+        entry(1, S1, 1000, { updated: "2026-02-02T10:00:00.000+01:00", title: "Otro título" }),
+      ]),
+    });
+    expect(await pending(t.db)).toEqual([]);
+    expect(await refreshStats({ db: t.db, log })).toMatchObject({ companies: 0, buyers: 0 });
+
+    // Entry 1 re-published with another winner: the award of S1 is replaced by one of S2.
+    await ingestPage(t.db, {
+      xml: craftedPage([entry(1, S2, 1000, { updated: "2026-02-03T10:00:00.000+01:00" })]),
+    });
+    expect(await wins(t.db, S1.nif)).toBe(1); // materialized: unchanged until the refresh
+    expect(await pending(t.db)).toEqual(["buyer:P0800000B", "company:A58818501", "company:B12345674"]);
+    // S2 rewritten; S1 has no win left, so no row (served as 0 wins)
+    expect(await refreshStats({ db: t.db, log })).toMatchObject({ companies: 1, buyers: 1 });
+    expect(await wins(t.db, S1.nif)).toBeNull();
+    expect(await wins(t.db, S2.nif)).toBe(2);
+    const { rows } = await t.db.query<{ top3_share_by_count: number; top3_share_by_value: number }>(
+      "SELECT top3_share_by_count, top3_share_by_value FROM buyer_stats",
+    );
+    expect(rows).toEqual([{ top3_share_by_count: 1, top3_share_by_value: 1 }]);
+  });
+
+  it("keeps the company awards total exact between an ingest and its refresh", async () => {
+    await ingestPage(t.db, { xml: craftedPage([entry(1, S1, 1000), entry(2, S1, 2000)]) });
+    await refreshStats({ db: t.db, log });
+    const { rows } = await t.db.query<{ id: number }>("SELECT id FROM companies WHERE nif = $1", [S1.nif]);
+    const ctx = { db: t.db, log, now: () => new Date() };
+    const input = { id: rows[0]?.id ?? 0, page: 1, size: 20 };
+    expect((await listCompanyAwards({ ctx, input })).total).toBe(2); // from company_stats
+
+    await ingestPage(t.db, { xml: craftedPage([entry(3, S1, 3000)]) });
+    expect(await wins(t.db, S1.nif)).toBe(2); // the aggregate waits for the refresh
+    const pendingPage = await listCompanyAwards({ ctx, input }); // the list and its total do not
+    expect(pendingPage.total).toBe(3);
+    expect(pendingPage.awards).toHaveLength(3);
+
+    await refreshStats({ db: t.db, log });
+    expect((await listCompanyAwards({ ctx, input })).total).toBe(3);
+  });
+
+  it("gives, in full, exactly what the incremental refreshes gave", async () => {
+    await ingestPage(t.db, { xml: craftedPage([entry(1, S1, 1000), entry(2, S2, 2000)]) });
+    await refreshStats({ db: t.db, log });
+    await ingestPage(t.db, {
+      xml: craftedPage([
+        entry(1, S2, 1500, { updated: "2026-02-03T10:00:00.000+01:00", framework: true }),
+        entry(3, S1, 3000),
+        entry(4, S1, 4000, { cpv: "48000000" }),
+      ]),
+    });
+    await refreshStats({ db: t.db, log });
+    const incremental = await statsDump(t.db);
+    expect(await refreshStats({ db: t.db, log, full: true })).toMatchObject({
+      companies: 2,
+      buyers: 1,
+      full: true,
+    });
+    expect(await statsDump(t.db)).toEqual(incremental);
+  });
+});

@@ -1,0 +1,142 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SHARED_DIR } from "../helpers/engines.ts";
+import { PLACSP_FIXTURES } from "../helpers/placsp.ts";
+import { runEntry, type Spawned, spawnEntry, waitForListening } from "../helpers/process.ts";
+import { createServerDatabase, type ServerDatabase } from "../helpers/server-db.ts";
+
+/**
+ * The read API end to end: the real fixtures ingested by the CLI (whose run ends by refreshing the company and
+ * buyer aggregates), then the real server process answering over HTTP, paid with dev tokens.
+ *
+ * Fixture facts used below: MUXART (B60707239) won lots 1-3 of 18526649 from RTVE on 2025-12-29: 42500 EUR
+ * (CPV 42414100), 47350 and 88000 EUR (CPV 32000000). ISTAC (Q8550002C) awarded 17165996 to REDCA
+ * (A38210100) on 2025-07-18 for 224002.34 EUR (CPV 72313000).
+ */
+describe("read API over HTTP after a CLI ingest", () => {
+  let database: ServerDatabase;
+  let server: Spawned;
+  let base: string;
+  const ids = { muxart: 0, rtve: 0, istac: 0 };
+
+  beforeAll(async () => {
+    database = await createServerDatabase();
+    await database.withDb(async () => {}); // PGlite: creates and migrates the directory
+    const ingest = await runEntry("src/cli.ts", ["ingest", "placsp", "--source", PLACSP_FIXTURES], {
+      ...database.env,
+      LOG_LEVEL: "warn",
+    });
+    expect(ingest.code, ingest.stderr).toBe(0);
+    await database.withDb(async (db) => {
+      const id = async (sql: string, param: string) =>
+        (await db.query<{ id: number }>(sql, [param])).rows[0]?.id ?? Number.NaN;
+      ids.muxart = await id("SELECT id FROM companies WHERE nif = $1", "B60707239");
+      ids.rtve = await id("SELECT id FROM buyers WHERE nif = $1", "A84818558");
+      ids.istac = await id("SELECT id FROM buyers WHERE nif = $1", "Q8550002C");
+    });
+    server = spawnEntry("src/main.ts", [], {
+      ...database.env,
+      PORT: "0",
+      HOST: "127.0.0.1",
+      LOG_LEVEL: "info",
+      INGEST_SCHEDULE: "off",
+      CPV_LABELS: `${SHARED_DIR}data/cpv/cpv2008.csv`,
+    });
+    base = `http://127.0.0.1:${await waitForListening(server)}`;
+  });
+
+  afterAll(async () => {
+    server?.child.kill("SIGTERM");
+    await server?.exited;
+    await database?.destroy();
+  });
+
+  async function paid(endpoint: string, path: string) {
+    const faucet = await fetch(`${base}/v1/dev-faucet`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ endpoint }),
+    });
+    const { token } = (await faucet.json()) as { token: string };
+    const res = await fetch(`${base}${path}`, { headers: { "X-PAYMENT": token } });
+    return {
+      status: res.status,
+      body: (await res.json()) as { data: Record<string, unknown>; meta: Record<string, unknown> },
+    };
+  }
+
+  it("GET /v1/companies/{id}: the aggregates the ingest run materialized, with CPV labels", async () => {
+    const { status, body } = await paid("GET /v1/companies/:id", `/v1/companies/${ids.muxart}`);
+    expect(status).toBe(200);
+    expect(body.data).toMatchObject({
+      id: ids.muxart,
+      nif: "B60707239",
+      identifiers: [{ scheme: "nif", value: "B60707239" }],
+      stats: {
+        wins: 3,
+        total_awarded_value: 177850, // 42500 + 47350 + 88000
+        top_cpvs: [
+          {
+            code: "32000000", // 2 wins: 47350 + 88000
+            label_en: "Radio, television, communication, telecommunication and related equipment",
+            wins: 2,
+            total_value: 135350,
+          },
+          { code: "42414100", label_en: "Cranes", label_es: "Grúas", wins: 1, total_value: 42500 },
+        ],
+        top_buyers: [{ id: ids.rtve, wins: 3, total_value: 177850 }],
+      },
+      is_joint_venture: false,
+    });
+    expect(body.meta).toMatchObject({
+      paid: true,
+      price_usd: "0.05",
+      caveats: [expect.stringContaining("0 ceilings")],
+    });
+  });
+
+  it("GET /v1/companies/{id}/awards: pages newest first with tender context", async () => {
+    const first = await paid("GET /v1/companies/:id/awards", `/v1/companies/${ids.muxart}/awards?size=2`);
+    const second = await paid(
+      "GET /v1/companies/:id/awards",
+      `/v1/companies/${ids.muxart}/awards?size=2&page=2`,
+    );
+    expect(first.status).toBe(200);
+    expect(first.body.meta).toMatchObject({ page: 1, total: 3 });
+    expect(second.body.meta).toMatchObject({ page: 2, total: 3 });
+    const lots = [
+      ...(first.body.data as unknown as { lot: string }[]),
+      ...(second.body.data as unknown as { lot: string }[]),
+    ];
+    // one award date for all three: id descending, which is lot 3, 2, 1 as ingested
+    expect(lots.map((a) => a.lot)).toEqual(["3", "2", "1"]);
+    expect(lots[0]).toMatchObject({
+      award_date: "2025-12-29",
+      value: 88000,
+      tender: { cpv_main: "32000000", publication_date: "2025-12-04", buyer: { id: ids.rtve } },
+    });
+  });
+
+  it("GET /v1/buyers/{id}/history: concentration and recurrence of a real buyer", async () => {
+    const { status, body } = await paid("GET /v1/buyers/:id/history", `/v1/buyers/${ids.istac}/history`);
+    expect(status).toBe(200);
+    expect(body.data).toMatchObject({
+      id: ids.istac,
+      name: "Director del Instituto Canario de Estadística (ISTAC)",
+      source_ref: "21054580149218",
+      awards_total: 1,
+      supplier_concentration: 1, // one award, one supplier
+      top3_share_by_count: 1,
+      top3_share_by_value: 1,
+      recurrence: [{ cpv: "72", median_months: null }], // one dated award: no gap
+      awards: [{ award_date: "2025-07-18", value: 224002.34, winner: { name: "REDCA S.A." } }],
+    });
+  });
+
+  it("answers 400 for a malformed id and 404 for an unknown one", async () => {
+    const bad = await fetch(`${base}/v1/companies/1.5`);
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { error: { code: string } }).error.code).toBe("invalid_query");
+    const missing = await paid("GET /v1/buyers/:id/history", "/v1/buyers/987654/history");
+    expect(missing.status).toBe(404);
+  });
+});
