@@ -2,8 +2,11 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
+import { refreshStats } from "../src/analytics/refresh-stats.ts";
 import { openDb } from "../src/db/client.ts";
+import { migrate } from "../src/db/migrate.ts";
 import { writeSyntheticFeed } from "../src/ingest/synthetic/feed.ts";
+import { createLogger } from "../src/lib/logger.ts";
 import { amplify } from "./amplify.ts";
 import { BENCH_PG_URL, freshPgDatabase, machineLine, markdownTable, REPO_ROOT, runWorker } from "./lib.ts";
 
@@ -58,14 +61,26 @@ async function load(env: Record<string, string>, awards: number): Promise<void> 
   });
   try {
     await amplify(db, awards, (line) => process.stdout.write(`${line}\n`));
-    const refresh = await import("../src/analytics/refresh-stats.ts").catch(() => null);
-    if (refresh) {
-      const started = performance.now();
-      await refresh.refreshStats({ db, log: (await import("../src/lib/logger.ts")).createLogger("warn") });
-      process.stdout.write(
-        `aggregates refreshed in ${((performance.now() - started) / 1000).toFixed(1)} s\n`,
-      );
-    }
+  } finally {
+    await db.close();
+  }
+}
+
+/** Brings a (possibly reused) benchmark database to the current schema and recomputes every aggregate. */
+async function prepare(env: Record<string, string>): Promise<void> {
+  const db = await openDb({
+    databaseUrl: env.DATABASE_URL || undefined,
+    dataDir: env.DATA_DIR ?? "",
+    poolSize: 2,
+  });
+  try {
+    await migrate(db);
+    const started = performance.now();
+    await refreshStats({ db, log: createLogger("warn"), full: true });
+    process.stdout.write(
+      `aggregates fully refreshed in ${((performance.now() - started) / 1000).toFixed(1)} s\n`,
+    );
+    await db.exec("ANALYZE");
   } finally {
     await db.close();
   }
@@ -100,6 +115,7 @@ export async function benchApi(args: Map<string, string>): Promise<void> {
       cleanup = () => rm(dataDir, { recursive: true, force: true });
     }
     try {
+      await prepare(env);
       const results = await runWorker<CaseResult[]>("bench/workers/api-queries.ts", {
         ...env,
         BENCH_REPEATS: args.get("repeats") ?? "30",

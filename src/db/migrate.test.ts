@@ -29,6 +29,7 @@ const EXPECTED_TABLES = [
   "renewal_signals",
   "schema_migrations",
   "stats_dirty",
+  "tender_links",
   "tender_tombstones",
   "tender_versions",
   "tenders",

@@ -18,8 +18,11 @@ export type AwardOwner = { winner: number } | { buyer: number };
 
 // Fixed fragments, chosen by the caller's kind of owner; the id is always a parameter. Each matches an index
 // (awards_winner_idx, awards_buyer_idx) whose order is the list order, so a page is one index range scan.
+/** Awards superseded by the same procedure's awards on another source (docs/linking.md) are counted once. */
 function ownerFilter(owner: AwardOwner): string {
-  return "winner" in owner ? "a.winner_company_id = $1" : "a.buyer_id = $1";
+  return "winner" in owner
+    ? "a.winner_company_id = $1 AND NOT a.superseded"
+    : "a.buyer_id = $1 AND NOT a.superseded";
 }
 
 function ownerId(owner: AwardOwner): number {

@@ -65,7 +65,8 @@ export async function countCompanyAwards(db: Queryable, id: number): Promise<num
     `SELECT (CASE WHEN s.wins IS NOT NULL
                    AND NOT EXISTS (SELECT 1 FROM stats_dirty d WHERE d.kind = 'company' AND d.id = $1)
                   THEN s.wins
-                  ELSE (SELECT count(*) FROM awards a WHERE a.winner_company_id = $1) END)::int AS total
+                  ELSE (SELECT count(*) FROM awards a WHERE a.winner_company_id = $1 AND NOT a.superseded)
+                  END)::int AS total
        FROM companies c
        LEFT JOIN company_stats s ON s.company_id = c.id
       WHERE c.id = $1`,

@@ -65,7 +65,8 @@ interface Where {
 }
 
 function whereClause(filters: SearchFilters, params: Params): Where {
-  const where: string[] = [];
+  // A procedure published on both sources is answered once, by its canonical (PLACSP) side: docs/linking.md.
+  const where: string[] = [filters.kind === "tender" ? "t.linked_to IS NULL" : "NOT a.superseded"];
   let query: string | null = null;
   const tenderFilters = [filters.q, filters.cpvPrefix, filters.region];
   if (filters.kind === "contract") {

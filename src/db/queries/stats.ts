@@ -57,6 +57,7 @@ export async function recomputeCompanyStats(db: Queryable, target: StatsTarget):
        SELECT a.winner_company_id AS company_id, a.buyer_id, a.cpv, ${VALUE_COLUMNS}
          FROM awards a
         WHERE ${all ? "a.winner_company_id IS NOT NULL" : "a.winner_company_id = ANY($1::bigint[])"}
+          AND NOT a.superseded
      ),
      totals AS (
        SELECT company_id, count(*)::int AS wins, sum(spend) AS total_value,
@@ -132,6 +133,7 @@ export async function recomputeBuyerStats(db: Queryable, target: StatsTarget): P
        SELECT a.buyer_id, a.winner_company_id, a.award_date, left(a.cpv, 2) AS division, ${VALUE_COLUMNS}
          FROM awards a
         WHERE ${all ? "a.buyer_id IS NOT NULL" : "a.buyer_id = ANY($1::bigint[])"}
+          AND NOT a.superseded
      ),
      totals AS (
        SELECT buyer_id, count(*)::int AS awards_total, count(winner_company_id)::int AS with_winner,

@@ -1,3 +1,4 @@
+import { findLinkedNotices } from "../../db/queries/links.ts";
 import type { AwardRow, TenderRow } from "../../db/queries/tenders.ts";
 import { findTenderById, listAwardsByTender } from "../../db/queries/tenders.ts";
 import type { DomainContext } from "../context.ts";
@@ -66,10 +67,14 @@ export async function getTender({
       "Tender ids come from GET /v1/search results (field id, or tender_id on award rows).",
     );
   }
-  const awards = await listAwardsByTender(ctx.db, row.id);
+  const [awards, linked] = await Promise.all([
+    listAwardsByTender(ctx.db, row.id),
+    findLinkedNotices(ctx.db, row.id),
+  ]);
   return {
     tender: toTender(row, awards.map(toAward)),
-    provenance: [provenanceOf(row)],
+    // A procedure published on both PLACSP and TED answers with both notices (docs/linking.md).
+    provenance: [provenanceOf(row), ...linked.map(provenanceOf)],
     hasCeilings: awards.some((award) => award.value_is_ceiling && award.value !== null),
   };
 }

@@ -1,4 +1,4 @@
-import { refreshStats } from "../../analytics/refresh-stats.ts";
+import { afterIngestRun } from "../../analytics/after-ingest.ts";
 import { advanceCheckpoint, getCheckpoint } from "../../db/queries/ingest-runs.ts";
 import { type IngestDeps, IngestRun } from "../run-context.ts";
 import { classifySource, openPageSource } from "../sources/archives.ts";
@@ -97,8 +97,8 @@ export async function ingestPlacsp(
     deps.log.warn({ runId: run.id, err: error }, "placsp ingest failed");
     throw error;
   }
-  // Aggregates over awards (company and buyer stats) follow the data: only what this run changed is redone.
-  await refreshStats({ db: deps.db, log: deps.log });
+  // Cross-source links and the aggregates over awards follow the data: only what this run changed is redone.
+  await afterIngestRun({ db: deps.db, log: deps.log });
   const after = checkpointKey ? await getCheckpoint(deps.db, checkpointKey) : undefined;
   const summary: PlacspIngestSummary = {
     runId: run.id,

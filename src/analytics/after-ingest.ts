@@ -1,0 +1,20 @@
+import type { Db } from "../db/client.ts";
+import { linkTedToPlacsp, markSupersededAwards } from "../db/queries/links.ts";
+import type { Logger } from "../lib/logger.ts";
+import { refreshStats } from "./refresh-stats.ts";
+
+/**
+ * What follows every successful ingest run, whatever its source: link procedures published on both sources,
+ * keep the awards of linked tenders out of the counts, then refresh the aggregates that changed.
+ */
+export async function afterIngestRun(deps: { db: Db; log: Logger }): Promise<void> {
+  const linked = await deps.db.transaction(async (tx) => {
+    const count = await linkTedToPlacsp(tx);
+    await markSupersededAwards(tx);
+    return count;
+  });
+  if (linked > 0) {
+    deps.log.info({ linked }, "linked TED tenders to their PLACSP procedures");
+  }
+  await refreshStats(deps);
+}
