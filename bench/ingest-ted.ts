@@ -1,6 +1,6 @@
 import { createWriteStream } from "node:fs";
 import { mkdtemp, rm, stat, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
@@ -29,6 +29,7 @@ export async function benchIngestTed(args: Map<string, string>): Promise<void> {
   const sizes = (args.get("notices") ?? "10000,20000").split(",").map(Number);
   const engines = (args.get("engines") ?? "postgres,pglite").split(",");
   const rows: (string | number)[][] = [];
+  const loadBefore = loadavg()[0] ?? 0;
   for (const size of sizes) {
     const dir = await mkdtemp(join(tmpdir(), "pi-bench-ted-"));
     try {
@@ -91,9 +92,12 @@ export async function benchIngestTed(args: Map<string, string>): Promise<void> {
     ],
     rows,
   );
+  // The machine may be shared: say how busy it was, since throughput is CPU-bound (parsing).
+  const load = `${cpus().length} CPUs, load average ${loadBefore.toFixed(1)} before and ${(loadavg()[0] ?? 0).toFixed(1)} after`;
   const report =
-    `# ingest-ted\n\n${machineLine()}; synthetic eForms corpus (seed 643, ~70% award notices with 1–4 lots), ` +
-    "one daily-package-like .tar.gz per size, batch 250, one process per row.\n\n" +
+    `# ingest-ted\n\n${machineLine()}, ${load}; synthetic eForms corpus (seed 643, ~70% award notices ` +
+    "with 1–4 lots), one daily-package-like .tar.gz per size, batch 250, one process per row. Peak RSS is the " +
+    "worker's whole process (PGlite holds its database in the process).\n\n" +
     `${table}\n`;
   await writeFile(join(REPO_ROOT, "bench/results/ingest-ted.md"), report);
   process.stdout.write(`\n${report}`);

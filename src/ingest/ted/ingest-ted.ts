@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { setTimeout as delay } from "node:timers/promises";
-import { refreshStats } from "../../analytics/refresh-stats.ts";
+import { afterIngestRun } from "../../analytics/after-ingest.ts";
 import { advanceCheckpoint, getCheckpoint } from "../../db/queries/ingest-runs.ts";
 import { timeZoneOffsetMinutes } from "../../lib/dates.ts";
 import type { EntryFailure, IngestVersion } from "../apply-batch.ts";
@@ -193,8 +193,8 @@ export async function ingestTed(deps: IngestDeps, options: TedIngestOptions): Pr
     deps.log.warn({ runId: run.id, err: error }, "ted ingest failed");
     throw error;
   }
-  // Aggregates over awards (company and buyer stats) follow the data, as after a PLACSP run.
-  await refreshStats({ db: deps.db, log: deps.log });
+  // Cross-source links and the aggregates over awards follow the data, as after a PLACSP run.
+  await afterIngestRun({ db: deps.db, log: deps.log });
   const after = kind === "api" ? await getCheckpoint(deps.db, TED_API_CHECKPOINT) : undefined;
   const summary: TedIngestSummary = {
     runId: run.id,
