@@ -34,7 +34,12 @@ export async function servePaid<T>(
 ): Promise<{ value: T; priceCents: number }> {
   const entry = priceOf(endpoint);
   const result = await deps.payments.charge(
-    { endpoint: entry.endpoint, priceCents: entry.priceCents, credentials: credentialsFrom(c) },
+    {
+      endpoint: entry.endpoint,
+      priceCents: entry.priceCents,
+      credentials: credentialsFrom(c),
+      resourceUrl: c.req.url,
+    },
     c.get("requestId"),
     produce,
   );

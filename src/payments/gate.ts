@@ -19,6 +19,8 @@ export interface PaymentAttempt {
   endpoint: string;
   priceCents: number;
   credentials: PaymentCredentials;
+  /** The resource being paid for, as the caller addressed it (x402 `resource.url`). */
+  resourceUrl: string;
 }
 
 /** Payment material as the caller sent it, whatever the transport (HTTP headers, MCP tool arguments). */
