@@ -119,6 +119,7 @@ export async function benchApi(args: Map<string, string>): Promise<void> {
       const results = await runWorker<CaseResult[]>("bench/workers/api-queries.ts", {
         ...env,
         BENCH_REPEATS: args.get("repeats") ?? "30",
+        BENCH_SEARCH_CACHE: args.get("search-cache") ?? "2000",
       });
       const rows = results.map((r) => {
         const sorted = [...r.ms].sort((a, b) => a - b);
@@ -153,7 +154,7 @@ export async function benchApi(args: Map<string, string>): Promise<void> {
         ];
       });
       const section = [
-        `## ${engine}, ${awards.toLocaleString("en")} awards`,
+        `## ${engine}, ${awards.toLocaleString("en")} awards, search cache ${args.get("search-cache") === "0" ? "off" : "on"}`,
         "",
         markdownTable(
           ["endpoint", "calls", "p50 ms", "p95 ms", "p99 ms", "first calls p50 ms", "first calls max ms"],

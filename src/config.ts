@@ -128,6 +128,15 @@ export const ConfigSchema = z.object({
     .min(3)
     .default("procurement-intel/0.1.0 (public-procurement research client)")
     .describe("User-Agent sent to upstream feeds."),
+  SEARCH_CACHE_ENTRIES: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(1_000_000)
+    .default(2000)
+    .describe(
+      "Search pages and totals kept per process, keyed by filters and data version (0 turns the cache off).",
+    ),
   CPV_LABELS: z
     .string()
     .min(1)

@@ -38,7 +38,11 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     mode: config.PAYMENTS_MODE,
     devTokenTtlSeconds: config.DEV_TOKEN_TTL_SECONDS,
   });
-  const app = createApp({ config, domain: { db, log, now: systemClock }, payments });
+  const app = createApp({
+    config,
+    domain: { db, log, now: systemClock, searchCacheEntries: config.SEARCH_CACHE_ENTRIES },
+    payments,
+  });
 
   const server = await new Promise<ServerType>((resolve) => {
     const started = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST }, () =>

@@ -19,7 +19,9 @@ const config = loadConfig({ LOG_LEVEL: "silent", INGEST_SCHEDULE: "off" });
 const log = createLogger("silent");
 const now = () => new Date();
 const payments = createPayments({ db, now, mode: "dev", devTokenTtlSeconds: 3600 });
-const app = createApp({ config, domain: { db, log, now }, payments });
+// BENCH_SEARCH_CACHE=0 measures every search uncached (warm database buffers, no result cache).
+const searchCacheEntries = Number(process.env.BENCH_SEARCH_CACHE ?? "2000");
+const app = createApp({ config, domain: { db, log, now, searchCacheEntries }, payments });
 const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" });
 await new Promise((resolve) => server.once("listening", resolve));
 const address = server.address();

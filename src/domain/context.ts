@@ -7,4 +7,6 @@ export interface DomainContext {
   db: Db;
   log: Logger;
   now: Clock;
+  /** Entries of the per-database search result cache (SEARCH_CACHE_ENTRIES); 0 turns it off. */
+  searchCacheEntries?: number;
 }

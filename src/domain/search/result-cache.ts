@@ -6,10 +6,17 @@ import type { Db } from "../../db/client.ts";
  * hundreds of milliseconds; identical searches on unchanged data are answered from memory, with the same bytes
  * a fresh query would give. Each process has its own cache; nothing is shared between replicas.
  */
-const MAX_ENTRIES = 2_000;
 const caches = new WeakMap<Db, Map<string, unknown>>();
 
-export async function cached<T>(db: Db, key: string, compute: () => Promise<T>): Promise<T> {
+export async function cached<T>(
+  db: Db,
+  maxEntries: number,
+  key: string,
+  compute: () => Promise<T>,
+): Promise<T> {
+  if (maxEntries <= 0) {
+    return compute();
+  }
   let cache = caches.get(db);
   if (!cache) {
     cache = new Map();
@@ -24,7 +31,7 @@ export async function cached<T>(db: Db, key: string, compute: () => Promise<T>):
   }
   const value = await compute();
   cache.set(key, value);
-  if (cache.size > MAX_ENTRIES) {
+  if (cache.size > maxEntries) {
     const oldest = cache.keys().next().value;
     if (oldest !== undefined) {
       cache.delete(oldest);

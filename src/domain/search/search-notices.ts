@@ -10,6 +10,8 @@ import { type Provenance, provenanceOf } from "../provenance.ts";
 import type { PartyRef } from "../tenders/get-tender.ts";
 import { cached } from "./result-cache.ts";
 
+const DEFAULT_SEARCH_CACHE_ENTRIES = 2_000;
+
 export interface SearchInput {
   q?: string;
   cpv?: string;
@@ -79,10 +81,13 @@ export async function searchNotices({
     return { rows: [], total: 0, page: input.page, provenance: [], ceilings: 0 };
   }
   const version = await dataVersion(ctx.db);
+  const cacheSize = ctx.searchCacheEntries ?? DEFAULT_SEARCH_CACHE_ENTRIES;
   const [records, total] = await Promise.all([
-    cached(ctx.db, `rows|${version}|${JSON.stringify(filters)}`, () => searchRows(ctx.db, filters)),
+    cached(ctx.db, cacheSize, `rows|${version}|${JSON.stringify(filters)}`, () =>
+      searchRows(ctx.db, filters),
+    ),
     // The total does not depend on the page: one count serves every page of a search.
-    cached(ctx.db, `total|${version}|${JSON.stringify({ ...filters, limit: 0, offset: 0 })}`, () =>
+    cached(ctx.db, cacheSize, `total|${version}|${JSON.stringify({ ...filters, limit: 0, offset: 0 })}`, () =>
       countSearchRows(ctx.db, filters),
     ),
   ]);
