@@ -1,5 +1,14 @@
 import { parseIsoDate } from "../../lib/dates.ts";
 import type { FieldError } from "../model.ts";
+import {
+  collapse,
+  fieldError,
+  parseAmount,
+  parseCount,
+  parseCpv,
+  parseCurrency,
+  parseNuts,
+} from "../values.ts";
 import type { XmlElement } from "../xml/element.ts";
 import { attr, text } from "../xml/element.ts";
 import type { CodeList } from "./codes.ts";
@@ -11,66 +20,23 @@ import { isKnownCode } from "./codes.ts";
  * a missing one, so nothing is guessed or repaired beyond trimming.
  */
 
-// xs:decimal as PLACSP writes it: digits with an optional "." fraction, no grouping, no exponent.
-const DECIMAL_RE = /^\d+(?:\.\d+)?$/;
-const COUNT_RE = /^\d+$/;
-const CURRENCY_RE = /^[A-Z]{3}$/;
-// CPV codes are published without the check digit; tolerate one ("72313000-2") and drop it.
-const CPV_RE = /^(\d{8})(?:-\d)?$/;
-const NUTS_RE = /^[A-Z]{2}[0-9A-Z]{0,3}$/;
 const COUNTRY_RE = /^[A-Z]{2}$/;
 
-export function fieldError(errors: FieldError[], field: string, reason: string, raw: string): void {
-  const shown = raw.length > 80 ? `${raw.slice(0, 77)}...` : raw;
-  errors.push({ field, reason: `${reason}: "${shown}"` });
-}
+export { fieldError } from "../values.ts";
 
-/**
- * A monetary amount. Zero is treated as "not known" (null, no error): PLACSP uses 0 where a buyer left an
- * amount blank, and a 0 € award is never real.
- */
+/** A monetary amount (zero reads as unknown, see `parseAmount`). */
 export function readAmount(el: XmlElement | null, field: string, errors: FieldError[]): number | null {
-  const raw = text(el);
-  if (raw === null) {
-    return null;
-  }
-  if (!DECIMAL_RE.test(raw)) {
-    fieldError(errors, field, "not a decimal amount", raw);
-    return null;
-  }
-  const value = Number(raw);
-  if (!Number.isFinite(value)) {
-    fieldError(errors, field, "amount out of range", raw);
-    return null;
-  }
-  return value === 0 ? null : value;
+  return parseAmount(text(el), field, errors);
 }
 
 /** `@currencyID` of an amount element (ISO 4217). */
 export function readCurrency(el: XmlElement | null, field: string, errors: FieldError[]): string | null {
-  const raw = attr(el, "currencyID");
-  if (raw === null) {
-    return null;
-  }
-  if (!CURRENCY_RE.test(raw)) {
-    fieldError(errors, field, "not an ISO 4217 currency code", raw);
-    return null;
-  }
-  return raw;
+  return parseCurrency(attr(el, "currencyID"), field, errors);
 }
 
 /** A non-negative integer count; 0 is a real count here (no bids is information). */
 export function readCount(el: XmlElement | null, field: string, errors: FieldError[]): number | null {
-  const raw = text(el);
-  if (raw === null) {
-    return null;
-  }
-  const value = Number(raw);
-  if (!COUNT_RE.test(raw) || !Number.isSafeInteger(value)) {
-    fieldError(errors, field, "not a non-negative integer", raw);
-    return null;
-  }
-  return value;
+  return parseCount(text(el), field, errors);
 }
 
 /** A calendar date `YYYY-MM-DD` (an `xs:date` offset suffix is dropped). */
@@ -106,21 +72,12 @@ export function readCode(
 
 /** An 8-digit CPV code without check digit. */
 export function readCpv(el: XmlElement | null, field: string, errors: FieldError[]): string | null {
-  const raw = text(el);
-  if (raw === null) {
-    return null;
-  }
-  const match = CPV_RE.exec(raw);
-  if (!match?.[1]) {
-    fieldError(errors, field, "not a CPV code", raw);
-    return null;
-  }
-  return match[1];
+  return parseCpv(text(el), field, errors);
 }
 
 /** A NUTS code (`ES`, `ES5`, `ES51`, `ES511`). */
 export function readNuts(el: XmlElement | null, field: string, errors: FieldError[]): string | null {
-  return readPattern(el, NUTS_RE, "not a NUTS code", field, errors);
+  return parseNuts(text(el), field, errors);
 }
 
 /** An ISO 3166-1 alpha-2 country code. */
@@ -148,6 +105,5 @@ function readPattern(
 
 /** Trimmed text with internal whitespace runs (double spaces, `&#xD;` line breaks) collapsed to one space. */
 export function collapsedText(el: XmlElement | null): string | null {
-  const raw = text(el);
-  return raw === null ? null : raw.replace(/\s+/g, " ");
+  return collapse(text(el));
 }
