@@ -4,20 +4,29 @@ import { HTTPException } from "hono/http-exception";
 import type { Config } from "./config.ts";
 import type { DomainContext } from "./domain/context.ts";
 import type { HttpDeps } from "./http/deps.ts";
+import { describePricedEndpoints } from "./http/discovery.ts";
 import type { AppEnv } from "./http/env.ts";
 import { BODY_LIMIT_BYTES, errorResponse, handleError } from "./http/errors.ts";
+import { rateLimit } from "./http/middleware/rate-limit.ts";
 import { requestContext } from "./http/middleware/request-id.ts";
-import { registerOpenApiRoute, registerSecuritySchemes } from "./http/openapi.ts";
+import { buildOpenApiDocument, registerOpenApiRoute, registerSecuritySchemes } from "./http/openapi.ts";
+import { registerBuyCredits } from "./http/routes/billing/credits.ts";
+import { registerGetBilling } from "./http/routes/billing/get.ts";
 import { registerGetBuyerHistory } from "./http/routes/buyers/history.ts";
 import { registerListCompanyAwards } from "./http/routes/companies/awards.ts";
 import { registerGetCompany } from "./http/routes/companies/get.ts";
 import { registerDevFaucet } from "./http/routes/dev-faucet/post.ts";
+import { routeMissingHint } from "./http/routes/disabled.ts";
 import { registerHealth } from "./http/routes/discovery/health.ts";
 import { registerLlmsTxt } from "./http/routes/discovery/llms-txt.ts";
+import { registerMorCheckout } from "./http/routes/mor/checkout.ts";
+import { registerMorWebhook } from "./http/routes/mor/webhook.ts";
 import { registerGetPricing } from "./http/routes/pricing/get.ts";
 import { registerSearch } from "./http/routes/search/get.ts";
+import { registerGetStats } from "./http/routes/stats/get.ts";
 import { registerGetTender } from "./http/routes/tenders/get.ts";
 import { validationHook } from "./http/validation.ts";
+import type { EndpointDiscovery } from "./payments/gate.ts";
 import type { Payments } from "./payments/index.ts";
 
 export interface AppDeps {
@@ -34,6 +43,17 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
 
   app.use("*", requestContext(deps.domain.log));
+  if (deps.config.RATE_LIMIT_PER_MINUTE > 0) {
+    app.use(
+      "*",
+      rateLimit({
+        perMinute: deps.config.RATE_LIMIT_PER_MINUTE,
+        burst: deps.config.RATE_LIMIT_BURST ?? deps.config.RATE_LIMIT_PER_MINUTE,
+        trustProxy: deps.config.RATE_LIMIT_TRUST_PROXY,
+        now: () => deps.domain.now().getTime(),
+      }),
+    );
+  }
   app.use(
     "*",
     bodyLimit({
@@ -45,21 +65,21 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   );
   app.onError(handleError);
   app.notFound((c) =>
-    errorResponse(
-      c,
-      "not_found",
-      `No route ${c.req.method} ${c.req.path}.`,
-      "See GET /openapi.json or GET /llms.txt for the routes this service answers.",
-    ),
+    errorResponse(c, "not_found", `No route ${c.req.method} ${c.req.path}.`, routeMissingHint(c.req.path)),
   );
 
   let served: string[] | undefined;
+  let discovery: Map<string, EndpointDiscovery> | undefined;
   const httpDeps: HttpDeps = {
     ...deps,
     // Read lazily: at request time every route has been registered.
     servedRoutes: () => {
       served ??= app.routes.filter((r) => r.method !== "ALL").map((r) => `${r.method} ${r.path}`);
       return served;
+    },
+    describeEndpoint: (endpoint) => {
+      discovery ??= describePricedEndpoints(buildOpenApiDocument(app, ""));
+      return discovery.get(endpoint);
     },
   };
 
@@ -76,6 +96,16 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   registerGetCompany(app, httpDeps);
   registerListCompanyAwards(app, httpDeps);
   registerGetBuyerHistory(app, httpDeps);
+  registerGetBilling(app, httpDeps);
+  registerBuyCredits(app, httpDeps);
+  // Served only when configured: pricing and OpenAPI then list exactly what answers.
+  if (deps.payments.subscription) {
+    registerMorCheckout(app, deps.payments.subscription);
+    registerMorWebhook(app, deps.payments.subscription);
+  }
+  if (deps.config.OPERATOR_KEY) {
+    registerGetStats(app, httpDeps, deps.config.OPERATOR_KEY);
+  }
 
   return app;
 }

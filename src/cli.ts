@@ -2,6 +2,7 @@ import { parseArgs } from "node:util";
 import { type Config, ConfigError, loadConfig } from "./config.ts";
 import { type Db, openDb } from "./db/client.ts";
 import { migrate } from "./db/migrate.ts";
+import { LEAD_STATUSES, purgeExpiredLeads, setLeadStatus } from "./domain/leads/leads.ts";
 import { inspectTender } from "./domain/tenders/inspect-tender.ts";
 import {
   httpOptionsFrom,
@@ -35,6 +36,8 @@ commands:
   ingest ted [--source <api-url|file|dir|tar.gz>] [--since YYYY-MM-DD] [--max-notices N]
                                       ingest TED notices; without --source, the configured Search API
   inspect tender <source_ref>         print a stored tender with its awards (Tender shape of the API)
+  leads set-status <id> <status>      move a lead to new, contacted, used, paid or lost
+  retention                           purge leads 180 days after they reached contacted, used, paid or lost
   seed --synthetic N [--seed S] [--out DIR]
                                       write N synthetic feed entries (host synthetic.invalid) and ingest them
 `;
@@ -105,6 +108,19 @@ async function run(argv: string[]): Promise<void> {
     await seedCommand(config, rest);
     return;
   }
+  if (command === "leads") {
+    await leadsCommand(config, rest);
+    return;
+  }
+  if (command === "retention") {
+    if (rest.length > 0) {
+      throw new UsageError("retention takes no arguments");
+    }
+    const log = createLogger(config.LOG_LEVEL === "info" ? "warn" : config.LOG_LEVEL);
+    const result = await withDb(config, (db) => purgeExpiredLeads({ ctx: { db, log, now: systemClock } }));
+    print({ command: "retention", ...result });
+    return;
+  }
   if (command === "inspect") {
     const [what, sourceRef] = rest;
     if (what !== "tender" || !sourceRef) {
@@ -119,6 +135,25 @@ async function run(argv: string[]): Promise<void> {
     return;
   }
   throw new UsageError(`unknown command "${command}"`);
+}
+
+async function leadsCommand(config: Config, args: string[]): Promise<void> {
+  const [what, id, status, ...extra] = args;
+  if (what !== "set-status" || id === undefined || status === undefined || extra.length > 0) {
+    throw new UsageError("usage: leads set-status <id> <status>");
+  }
+  const leadId = Number(id);
+  if (!(Number.isSafeInteger(leadId) && leadId >= 1)) {
+    throw new UsageError("<id> must be a positive integer (a lead id)");
+  }
+  if (!(LEAD_STATUSES as readonly string[]).includes(status)) {
+    throw new UsageError(`<status> must be one of ${LEAD_STATUSES.join(", ")}`);
+  }
+  const log = createLogger(config.LOG_LEVEL === "info" ? "warn" : config.LOG_LEVEL);
+  const lead = await withDb(config, (db) =>
+    setLeadStatus({ ctx: { db, log, now: systemClock }, input: { id: leadId, status } }),
+  );
+  print({ command: "leads set-status", lead });
 }
 
 async function ingestPlacspCommand(config: Config, args: string[]): Promise<void> {

@@ -40,6 +40,32 @@ export const ConfigSchema = z.object({
     .max(86_400)
     .default(900)
     .describe("Lifetime of a dev-faucet token in seconds (dev mode only)."),
+  X402_NETWORK: z
+    .string()
+    .regex(/^eip155:[1-9]\d*$/, "must be a CAIP-2 EVM network such as eip155:84532 or eip155:8453")
+    .default("eip155:84532")
+    .describe("CAIP-2 network of x402 payments (`eip155:84532` Base Sepolia, `eip155:8453` Base)."),
+  X402_PAY_TO: z
+    .string()
+    .regex(/^0x[0-9a-fA-F]{40}$/, "must be a 0x-prefixed 20-byte address")
+    .optional()
+    .describe("Address that receives x402 payments; required when PAYMENTS_MODE=x402."),
+  X402_FACILITATOR_URL: z
+    .url({ protocol: /^https?$/ })
+    .default("https://x402.org/facilitator")
+    .describe("x402 facilitator that verifies and settles payments (`POST /verify`, `POST /settle`)."),
+  X402_ASSET: z
+    .string()
+    .regex(/^0x[0-9a-fA-F]{40}$/, "must be a 0x-prefixed 20-byte token address")
+    .optional()
+    .describe(
+      "Token x402 payments are made in; unset = the network's USDC. Must be a 6-decimal EIP-3009 " +
+        "stablecoin that @x402/evm knows on X402_NETWORK.",
+    ),
+  X402_MAX_TIMEOUT_SECONDS: positiveInt
+    .max(3600)
+    .default(300)
+    .describe("Seconds a signed x402 payment stays valid (`maxTimeoutSeconds` of the requirements)."),
   MOR_PROVIDER: z
     .string()
     .regex(/^[a-z][a-z0-9_-]{1,31}$/, "must be a lower-case provider name such as paddle")
@@ -49,6 +75,69 @@ export const ConfigSchema = z.object({
     .max(1_000_000)
     .default(2900)
     .describe("Monthly subscription price in EUR cents, shown by GET /v1/pricing."),
+  MOR_API_URL: z
+    .url({ protocol: /^https?$/ })
+    .default("https://api.paddle.com")
+    .describe("Base URL of the provider API (Paddle sandbox: https://sandbox-api.paddle.com)."),
+  MOR_API_KEY: z
+    .string()
+    .min(8)
+    .optional()
+    .describe(
+      "Provider API key. The subscription is offered only when MOR_API_KEY, MOR_PRICE_ID and " +
+        "MOR_WEBHOOK_SECRET are all set.",
+    ),
+  MOR_PRICE_ID: z
+    .string()
+    .regex(/^pri_[a-z0-9]+$/, "must be a Paddle price id such as pri_01h…")
+    .optional()
+    .describe("Provider price id of the monthly subscription (Paddle `pri_…`)."),
+  MOR_WEBHOOK_SECRET: z
+    .string()
+    .min(8)
+    .optional()
+    .describe("Secret key of the provider's webhook destination (Paddle `pdl_ntfset_…`)."),
+  MOR_WEBHOOK_TOLERANCE_SECONDS: positiveInt
+    .max(3600)
+    .default(5)
+    .describe("Largest accepted age (or clock skew) of a webhook signature timestamp, in seconds."),
+  MOR_GRANT_CENTS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(1_000_000)
+    .default(2500)
+    .describe("Prepaid credits (USD cents) granted once per completed subscription payment."),
+  OPERATOR_KEY: z
+    .string()
+    .min(16)
+    .optional()
+    .describe("Key for GET /v1/stats (header x-operator-key); unset = the endpoint is disabled (404)."),
+  RATE_LIMIT_PER_MINUTE: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(1_000_000)
+    .default(300)
+    .describe("Requests per minute one client (client key, else IP) may make, per process; 0 = no limit."),
+  RATE_LIMIT_BURST: positiveInt
+    .max(1_000_000)
+    .optional()
+    .describe(
+      "Requests a client may make at once before the per-minute rate applies; unset = a minute's worth.",
+    ),
+  RATE_LIMIT_TRUST_PROXY: z
+    .enum(["true", "false"])
+    .default("false")
+    .transform((value) => value === "true")
+    .describe(
+      "`true`: the client IP is the last X-Forwarded-For entry (set it behind exactly one reverse proxy).",
+    ),
+  RETENTION_SCHEDULE: z
+    .string()
+    .regex(/^(off|\d+[smh])$/, "must be off or an interval such as 24h")
+    .default("24h")
+    .describe("How often `npm start` purges leads past their retention (`off` disables the job)."),
   PLACSP_FEED_643_URL: z
     .url({ protocol: /^https?$/ })
     .default(`${PLACSP_BASE}sindicacion_643/licitacionesPerfilesContratanteCompleto3.atom`)
@@ -176,6 +265,12 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   );
   const result = ConfigSchema.safeParse(cleaned);
   if (result.success) {
+    if (result.data.PAYMENTS_MODE === "x402" && !result.data.X402_PAY_TO) {
+      // Real payments need somewhere to go: refuse to start rather than answer 402s nobody can pay.
+      throw new ConfigError(
+        "X402_PAY_TO: required when PAYMENTS_MODE=x402 (the 0x address that receives the payments)",
+      );
+    }
     return result.data;
   }
   const issue = result.error.issues[0];

@@ -1,14 +1,17 @@
 import { type ServerType, serve } from "@hono/node-server";
 import { createApp } from "./app.ts";
-import { type Config, ConfigError, loadConfig } from "./config.ts";
+import { type Config, ConfigError, loadConfig, scheduleIntervalMs } from "./config.ts";
 import { type Db, openDb } from "./db/client.ts";
 import { migrate } from "./db/migrate.ts";
 import { hasSyntheticTenders } from "./db/queries/ingest-tenders.ts";
+import { startRetentionJob } from "./domain/leads/leads.ts";
 import { loadCpvLabels, loadNutsNames } from "./ingest/refdata/load-reference.ts";
 import { startIngestScheduler } from "./ingest/scheduler.ts";
 import { systemClock } from "./lib/clock.ts";
 import { createLogger, type Logger } from "./lib/logger.ts";
 import { createPayments } from "./payments/index.ts";
+import { subscriptionSettingsFrom } from "./payments/subscription/settings.ts";
+import { resolveX402Settings } from "./payments/x402/index.ts";
 
 export interface RunningServer {
   server: ServerType;
@@ -22,6 +25,9 @@ export interface RunningServer {
  * (main.ts) and `npm run cli -- serve`.
  */
 export async function startServer(config: Config, log: Logger): Promise<RunningServer> {
+  // Resolved before anything opens: a wrong X402_* value stops start-up with one line.
+  const x402 = config.PAYMENTS_MODE === "x402" ? { settings: resolveX402Settings(config) } : undefined;
+  const subscription = subscriptionSettingsFrom(config);
   const db = await openDb({
     databaseUrl: config.DATABASE_URL,
     dataDir: config.DATA_DIR,
@@ -37,6 +43,9 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     now: systemClock,
     mode: config.PAYMENTS_MODE,
     devTokenTtlSeconds: config.DEV_TOKEN_TTL_SECONDS,
+    x402,
+    subscription,
+    log,
   });
   const app = createApp({
     config,
@@ -57,6 +66,15 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   );
 
   const scheduler = startIngestScheduler({ db, log, now: systemClock }, config);
+  const retentionInterval = scheduleIntervalMs(config.RETENTION_SCHEDULE);
+  // First run a minute after start (the API serves first), then every RETENTION_SCHEDULE.
+  const retention =
+    retentionInterval === null
+      ? null
+      : startRetentionJob(
+          { db, log, now: systemClock },
+          { intervalMs: retentionInterval, firstDelayMs: Math.min(60_000, retentionInterval) },
+        );
 
   return {
     server,
@@ -65,6 +83,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await scheduler?.stop();
+      await retention?.stop();
       await db.close();
     },
   };
@@ -114,7 +133,9 @@ export async function runFromEnvironment(env: Record<string, string | undefined>
   try {
     running = await startServer(config, log);
   } catch (error) {
-    if (error instanceof StartupError) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`configuration error: ${error.message}\n`);
+    } else if (error instanceof StartupError) {
       process.stderr.write(`start-up refused: ${error.message}\n`);
     } else {
       log.fatal({ err: error }, "start-up failed");

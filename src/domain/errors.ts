@@ -2,7 +2,14 @@
  * Errors a domain verb can raise. Each surface maps them to its own transport: HTTP to the spec's error
  * envelope and status codes (http/errors.ts), MCP to tool results. `hint` always tells the caller what to do.
  */
-export type ErrorCode = "invalid_query" | "payment_required" | "not_found" | "rate_limited" | "internal";
+export type ErrorCode =
+  | "invalid_query"
+  | "unauthorized"
+  | "payment_required"
+  | "forbidden"
+  | "not_found"
+  | "rate_limited"
+  | "internal";
 
 export class DomainError extends Error {
   override name = "DomainError";

@@ -1,6 +1,7 @@
 import type { Context } from "hono";
 import type { Config } from "../config.ts";
 import type { DomainContext } from "../domain/context.ts";
+import type { EndpointDiscovery } from "../payments/gate.ts";
 import type { Payments } from "../payments/index.ts";
 import type { AppEnv } from "./env.ts";
 
@@ -11,6 +12,8 @@ export interface HttpDeps {
   payments: Payments;
   /** Routes the app serves, as `METHOD /path/:param` (known once all routes are registered). */
   servedRoutes(): readonly string[];
+  /** Input and output of a priced endpoint (from the OpenAPI document), for x402 catalog discovery. */
+  describeEndpoint?(endpoint: string): EndpointDiscovery | undefined;
 }
 
 /** The domain context for one request: the request's own logger, so verb logs carry its id. */

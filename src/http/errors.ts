@@ -8,7 +8,9 @@ import type { AppEnv } from "./env.ts";
 /** The spec's error codes and their HTTP statuses: the one map every surface uses. */
 export const ERROR_STATUS: Record<ErrorCode, ContentfulStatusCode> = {
   invalid_query: 400,
+  unauthorized: 401,
   payment_required: 402,
+  forbidden: 403,
   not_found: 404,
   rate_limited: 429,
   internal: 500,
@@ -29,14 +31,16 @@ export const ErrorSchema = z
 
 const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: "invalid_query: a parameter violates its constraint; the message names it and the hint says how to fix it.",
+  401: "unauthorized: the x-operator-key header is missing.",
   402: "payment_required: no valid payment, or the prepaid balance is exhausted.",
+  403: "forbidden: the x-operator-key header does not match the operator key.",
   404: "not_found: no record with this id.",
   429: "rate_limited: too many requests; retry after the Retry-After header.",
   500: "internal: server error; nothing was charged.",
 };
 
 /** OpenAPI response objects for the error statuses a route can answer. */
-export function errorResponses(...statuses: (400 | 402 | 404 | 429 | 500)[]) {
+export function errorResponses(...statuses: (400 | 401 | 402 | 403 | 404 | 429 | 500)[]) {
   return Object.fromEntries(
     statuses.map((status) => [
       status,

@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import { priceOf } from "../domain/pricing/price-table.ts";
 import type { PaymentCredentials } from "../payments/index.ts";
-import type { HttpDeps } from "./deps.ts";
+import { baseUrl, type HttpDeps } from "./deps.ts";
 import type { AppEnv } from "./env.ts";
 
 /** Payment material from the request headers (names are case-insensitive in HTTP). */
@@ -38,7 +38,8 @@ export async function servePaid<T>(
       endpoint: entry.endpoint,
       priceCents: entry.priceCents,
       credentials: credentialsFrom(c),
-      resourceUrl: c.req.url,
+      resourceUrl: publicUrl(c, deps),
+      discovery: deps.describeEndpoint?.(entry.endpoint),
     },
     c.get("requestId"),
     produce,
@@ -47,6 +48,12 @@ export async function servePaid<T>(
     c.header(name, value);
   }
   return { value: result.value, priceCents: entry.priceCents };
+}
+
+/** The request's URL as clients address it: behind a proxy, PUBLIC_BASE_URL's origin and prefix. */
+function publicUrl(c: Context<AppEnv>, deps: HttpDeps): string {
+  const url = new URL(c.req.url);
+  return deps.config.PUBLIC_BASE_URL ? `${baseUrl(c, deps)}${url.pathname}${url.search}` : url.toString();
 }
 
 /** OpenAPI fields of a priced operation: the security scheme and the price, from the one price table. */

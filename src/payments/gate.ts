@@ -21,6 +21,21 @@ export interface PaymentAttempt {
   credentials: PaymentCredentials;
   /** The resource being paid for, as the caller addressed it (x402 `resource.url`). */
   resourceUrl: string;
+  /** What the endpoint takes and returns, when the surface can say (x402 catalog discovery, bazaar). */
+  discovery?: EndpointDiscovery;
+}
+
+/**
+ * An endpoint's input and output as JSON Schema fragments with examples, supplied by the surface that serves
+ * it (REST: derived from the OpenAPI document), so payment requirements can describe what is being bought.
+ */
+export interface EndpointDiscovery {
+  /** Query parameters: example values and `{properties, required}`. */
+  query?: { example: Record<string, unknown>; schema: Record<string, unknown> };
+  /** JSON request body: an example and its schema. */
+  body?: { example: Record<string, unknown>; schema: Record<string, unknown> };
+  /** The 200 JSON response: an example and its schema. */
+  output?: { example: Record<string, unknown>; schema: Record<string, unknown> };
 }
 
 /** Payment material as the caller sent it, whatever the transport (HTTP headers, MCP tool arguments). */

@@ -3,7 +3,9 @@ import { recordApiCall } from "../db/queries/api-calls.ts";
 import { PaymentRequiredError } from "../domain/errors.ts";
 import type { PaymentsMode } from "../domain/pricing/get-pricing.ts";
 import type { Clock } from "../lib/clock.ts";
+import type { Logger } from "../lib/logger.ts";
 import { centsToUsd } from "../lib/money.ts";
+import { type Balance, createCreditsMethod, creditBundle, getBalance } from "./credits/credits.ts";
 import { createDevPaymentMethod, faucetHint, type IssuedDevToken, issueDevToken } from "./dev/dev-tokens.ts";
 import {
   createPaymentGate,
@@ -12,6 +14,13 @@ import {
   type PaymentMethod,
   runPaid,
 } from "./gate.ts";
+import {
+  createSubscriptionMethod,
+  createSubscriptionService,
+  type SubscriptionService,
+  type SubscriptionSettings,
+} from "./subscription/subscription.ts";
+import { createX402, type Facilitator, type X402Settings } from "./x402/index.ts";
 
 export type { PaidResult, PaymentAttempt, PaymentCredentials } from "./gate.ts";
 
@@ -22,6 +31,16 @@ export interface Payments {
   charge<T>(attempt: PaymentAttempt, requestId: string, produce: () => Promise<T>): Promise<PaidResult<T>>;
   /** Dev mode only: a single-use token for one priced endpoint. */
   issueDevToken(endpoint: string): Promise<IssuedDevToken>;
+  /** Prepaid credit accounts named by client keys. */
+  credits: {
+    balance(key: string): Promise<Balance>;
+    /** Credits a bundle whose payment has been made final (see `POST /v1/billing/credits/:amount`). */
+    creditBundle(purchase: Parameters<typeof creditBundle>[1]): Promise<Balance>;
+  };
+  /** The merchant-of-record subscription; null when no provider is configured. */
+  subscription: SubscriptionService | null;
+  /** x402 mode: where and how calls are paid (network, asset, payTo); null in dev mode. */
+  x402: X402Settings | null;
 }
 
 export interface PaymentsDeps {
@@ -29,15 +48,33 @@ export interface PaymentsDeps {
   now: Clock;
   mode: PaymentsMode;
   devTokenTtlSeconds: number;
+  /** The subscription provider and terms; null or absent = no subscription offered. */
+  subscription?: SubscriptionSettings | null;
+  /** x402 mode: the resolved X402_* settings, and a facilitator replacing X402_FACILITATOR_URL (tests). */
+  x402?: { settings: X402Settings; facilitator?: Facilitator };
+  /** Where a failure to record a served call is reported. */
+  log?: Logger;
 }
 
 export function createPayments(deps: PaymentsDeps): Payments {
-  const methods: PaymentMethod[] = deps.mode === "dev" ? [createDevPaymentMethod(deps)] : [];
-  const gate = createPaymentGate({ methods, requirement: (attempt) => requirementFor(deps.mode, attempt) });
+  const x402 =
+    deps.mode === "x402" && deps.x402 ? createX402({ db: deps.db, now: deps.now, ...deps.x402 }) : undefined;
+  const requirement = (attempt: PaymentAttempt) =>
+    x402 ? x402.requirement(attempt) : requirementFor(deps.mode, attempt);
+  // Gate order: subscription key → prepaid credits → (x402) → dev token.
+  const methods: PaymentMethod[] = [
+    createSubscriptionMethod({ db: deps.db, now: deps.now, requirement }),
+    createCreditsMethod({ db: deps.db, now: deps.now, requirement }),
+    ...(x402 ? [x402.method] : []),
+    ...(deps.mode === "dev" ? [createDevPaymentMethod(deps)] : []),
+  ];
+  const gate = createPaymentGate({ methods, requirement });
   return {
     mode: deps.mode,
     async charge(attempt, requestId, produce) {
       const result = await runPaid(gate, attempt, produce);
+      // The payment is final at this point: failing to write the statistics row must not turn a paid answer
+      // into an error (the caller would have paid for nothing). It is logged instead.
       await recordApiCall(deps.db, {
         endpoint: attempt.endpoint,
         method: result.method,
@@ -45,6 +82,11 @@ export function createPayments(deps: PaymentsDeps): Payments {
         status: 200,
         requestId,
         at: deps.now(),
+      }).catch((error: unknown) => {
+        deps.log?.error(
+          { err: error, requestId, endpoint: attempt.endpoint },
+          "could not record a paid call",
+        );
       });
       return result;
     },
@@ -54,6 +96,14 @@ export function createPayments(deps: PaymentsDeps): Payments {
       }
       return issueDevToken({ db: deps.db, now: deps.now, ttlSeconds: deps.devTokenTtlSeconds }, endpoint);
     },
+    credits: {
+      balance: (key) => getBalance(deps, key),
+      creditBundle: (purchase) => creditBundle(deps, purchase),
+    },
+    subscription: deps.subscription
+      ? createSubscriptionService({ db: deps.db, now: deps.now, settings: deps.subscription })
+      : null,
+    x402: x402 && deps.x402 ? deps.x402.settings : null,
   };
 }
 
@@ -68,7 +118,7 @@ function requirementFor(mode: PaymentsMode, attempt: PaymentAttempt): PaymentReq
       faucetHint(attempt.endpoint),
     );
   }
-  // x402 verification and settlement are not wired in yet: say so instead of pretending to accept payment.
+  // PAYMENTS_MODE=x402 without resolved X402_* settings (start-up resolves them, so only a miswired caller).
   return new PaymentRequiredError(
     `${price}; this deployment runs PAYMENTS_MODE=x402 but has no x402 facilitator configured.`,
     "Payment is not possible on this deployment yet; see GET /v1/pricing and try again later.",

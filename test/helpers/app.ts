@@ -4,6 +4,8 @@ import type { Db } from "../../src/db/client.ts";
 import type { Clock } from "../../src/lib/clock.ts";
 import { createLogger } from "../../src/lib/logger.ts";
 import { createPayments } from "../../src/payments/index.ts";
+import { subscriptionSettingsFrom } from "../../src/payments/subscription/settings.ts";
+import { type Facilitator, resolveX402Settings } from "../../src/payments/x402/index.ts";
 
 /** A clock tests can move. */
 export function testClock(
@@ -23,10 +25,27 @@ export interface TestAppOptions {
   now?: Clock;
   /** Storage the domain verbs see; defaults to `db` (tests swap it to simulate failures). */
   domainDb?: Db;
+  /** x402 mode: the facilitator to verify and settle with (default: an unreachable one, never the network). */
+  facilitator?: Facilitator;
 }
 
+/** The payTo of x402-mode test apps when a test does not set X402_PAY_TO. */
+export const TEST_PAY_TO = "0x209693Bc6afc0C5328bA36FaF03C514EF312287C";
+
+/** Tests never reach a real facilitator: without an injected one, x402 calls find it unreachable. */
+const unreachableFacilitator: Facilitator = {
+  verify: () => Promise.reject(new Error("no facilitator in this test")),
+  settle: () => Promise.reject(new Error("no facilitator in this test")),
+};
+
 export function buildTestApp(options: TestAppOptions) {
-  const config: Config = loadConfig({ LOG_LEVEL: "silent", ...options.env });
+  // Rate limiting is off unless a test turns it on: suites make many calls as one in-process "client".
+  const config: Config = loadConfig({
+    LOG_LEVEL: "silent",
+    RATE_LIMIT_PER_MINUTE: "0",
+    ...(options.env?.PAYMENTS_MODE === "x402" ? { X402_PAY_TO: TEST_PAY_TO } : {}),
+    ...options.env,
+  });
   const now = options.now ?? (() => new Date());
   const log = createLogger(config.LOG_LEVEL);
   const payments = createPayments({
@@ -34,6 +53,14 @@ export function buildTestApp(options: TestAppOptions) {
     now,
     mode: config.PAYMENTS_MODE,
     devTokenTtlSeconds: config.DEV_TOKEN_TTL_SECONDS,
+    subscription: subscriptionSettingsFrom(config),
+    x402:
+      config.PAYMENTS_MODE === "x402"
+        ? {
+            settings: resolveX402Settings(config),
+            facilitator: options.facilitator ?? unreachableFacilitator,
+          }
+        : undefined,
   });
   const app = createApp({ config, domain: { db: options.domainDb ?? options.db, log, now }, payments });
   return { app, config, payments };

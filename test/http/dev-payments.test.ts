@@ -164,10 +164,11 @@ describe("paying with a dev token", () => {
     expect(rows).toEqual([{ endpoint: TENDER, method: "dev", price_cents: 2 }]);
   });
 
-  it("in x402 mode, says payment is not possible yet instead of accepting a dev token", async () => {
+  it("in x402 mode, refuses a dev token with the x402 requirements", async () => {
     const { app } = buildTestApp({ db: t.db, env: { PAYMENTS_MODE: "x402" } });
     const { res, body } = await getJson(app, "/v1/tenders/1", { "x-payment": "dev_whatever" });
     expect(res.status).toBe(402);
-    expect((body as ErrorBody).error.message).toMatch(/no x402 facilitator configured/);
+    expect((body as ErrorBody).error.message).toMatch(/neither a key issued by this service nor an x402 v1/);
+    expect(res.headers.get("payment-required")).toBeTruthy();
   });
 });

@@ -1,6 +1,6 @@
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { describe, expect, it } from "vitest";
-import { findPrice } from "../../src/domain/pricing/price-table.ts";
+import { findPrice, isServedBy, PRICE_TABLE } from "../../src/domain/pricing/price-table.ts";
 import { buildTestApp, getJson } from "../helpers/app.ts";
 import { useTestDb } from "../helpers/db.ts";
 
@@ -11,6 +11,7 @@ interface Operation {
   security?: Record<string, string[]>[];
   responses: Record<string, { content?: Record<string, { schema?: { $ref?: string } }> }>;
   "x-price-usd"?: string;
+  "x-prices-usd"?: Record<string, string>;
 }
 type Document = {
   openapi: string;
@@ -69,7 +70,21 @@ describe("GET /openapi.json", () => {
     });
     for (const { endpoint, operation } of operations(document)) {
       const entry = findPrice(endpoint);
-      if (entry && !entry.free) {
+      // One route may sell several price-table entries (the credit bundles: `:amount` is 5, 10 or 25).
+      const sold = PRICE_TABLE.filter(
+        (e) => !e.free && e.endpoint !== endpoint && isServedBy(e.endpoint, [endpoint]),
+      );
+      if (!entry && sold.length > 0) {
+        expect(operation.security, endpoint).toEqual([{ paymentSignature: [] }]);
+        expect(operation["x-prices-usd"], endpoint).toEqual(
+          Object.fromEntries(
+            sold.map((e) => [e.endpoint.split("/").at(-1), (e.priceCents / 100).toFixed(2)]),
+          ),
+        );
+        expect(Object.keys(operation.responses), endpoint).toEqual(
+          expect.arrayContaining(["200", "400", "402", "429", "500"]),
+        );
+      } else if (entry && !entry.free) {
         expect(operation.security, endpoint).toEqual([{ paymentSignature: [] }]);
         expect(operation["x-price-usd"], endpoint).toBe((entry.priceCents / 100).toFixed(2));
         const statuses = ["200", "400", "402", "429", "500", ...(endpoint.includes(":id") ? ["404"] : [])];

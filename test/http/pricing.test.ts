@@ -76,7 +76,11 @@ describe("GET /v1/pricing", () => {
     expect(data.payments_mode).toBe("dev");
     expect(data.billing).toMatchObject({
       mechanism: "prepaid_credits",
-      bundles: [],
+      bundles: [
+        { amount_usd: "5.00", endpoint: "POST /v1/billing/credits/5" },
+        { amount_usd: "10.00", endpoint: "POST /v1/billing/credits/10" },
+        { amount_usd: "25.00", endpoint: "POST /v1/billing/credits/25" },
+      ],
       balance_endpoint: "GET /v1/billing",
     });
     expect(typeof data.billing.usage).toBe("string");

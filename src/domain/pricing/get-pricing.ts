@@ -1,4 +1,4 @@
-import { centsToDecimal, centsToUsd } from "../../lib/money.ts";
+import { centsToDecimal, centsToUsd, centsToUsdcUnits } from "../../lib/money.ts";
 import { isServedBy, PRICE_TABLE, priceUsd } from "./price-table.ts";
 
 export type PaymentsMode = "dev" | "x402";
@@ -8,6 +8,20 @@ export interface PricingInput {
   /** Routes this process serves (`METHOD /path/:param`); endpoints not served are not offered for sale. */
   servedRoutes: readonly string[];
   subscription: { provider: string; priceMonthlyCents: number };
+  /** x402 mode: the real payment terms (network, asset, recipient). */
+  x402?: X402Terms;
+}
+
+/** Where and how x402 payments are made (the resolved X402_* settings). */
+export interface X402Terms {
+  network: string;
+  asset: string;
+  assetSymbol: string;
+  eip712: { name: string; version: string };
+  payTo: string;
+  maxTimeoutSeconds: number;
+  /** x402 v1 name of the network, when v1 has one. */
+  v1Network: string | undefined;
 }
 
 export interface Pricing {
@@ -37,6 +51,18 @@ export interface Pricing {
     signature_header: "PAYMENT-SIGNATURE";
     header: "X-PAYMENT";
     faucet: string | null;
+    /** x402 mode only (additive to the spec): the exact terms every `accepts[0]` carries. */
+    x402?: {
+      scheme: "exact";
+      network: string;
+      asset: string;
+      asset_symbol: string;
+      asset_decimals: 6;
+      eip712_domain: { name: string; version: string };
+      pay_to: string;
+      max_timeout_seconds: number;
+      v1_network: string | null;
+    };
   };
 }
 
@@ -83,11 +109,12 @@ export function getPricing({ input }: { input: PricingInput }): Pricing {
     payment_flow: {
       protocol: "x402",
       version: 2,
-      steps: dev ? devSteps() : x402Steps(),
+      steps: dev ? devSteps() : x402Steps(input.x402),
       required_header: "PAYMENT-REQUIRED",
       signature_header: "PAYMENT-SIGNATURE",
       header: "X-PAYMENT",
       faucet: dev ? FAUCET_ENDPOINT : null,
+      ...(!dev && input.x402 ? { x402: x402Terms(input.x402) } : {}),
     },
   };
 }
@@ -102,12 +129,36 @@ function devSteps(): string[] {
   ];
 }
 
-function x402Steps(): string[] {
+function x402Terms(terms: X402Terms): NonNullable<Pricing["payment_flow"]["x402"]> {
+  return {
+    scheme: "exact",
+    network: terms.network,
+    asset: terms.asset,
+    asset_symbol: terms.assetSymbol,
+    asset_decimals: 6,
+    eip712_domain: { name: terms.eip712.name, version: terms.eip712.version },
+    pay_to: terms.payTo,
+    max_timeout_seconds: terms.maxTimeoutSeconds,
+    v1_network: terms.v1Network ?? null,
+  };
+}
+
+function x402Steps(terms: X402Terms | undefined): string[] {
+  const what = terms
+    ? `${terms.assetSymbol} (asset ${terms.asset}) on ${terms.network} to ${terms.payTo}, EIP-712 domain ` +
+      `{name: "${terms.eip712.name}", version: "${terms.eip712.version}"}`
+    : "USDC to accepts[0].payTo on accepts[0].network";
+  const v1 = terms?.v1Network ? ` on network ${terms.v1Network}` : "";
   return [
     "Call a priced endpoint without payment: the answer is HTTP 402 with header PAYMENT-REQUIRED " +
-      "(base64 JSON: x402Version 2, resource, accepts).",
-    "Sign an EIP-3009 transferWithAuthorization of USDC for accepts[0].amount to accepts[0].payTo on accepts[0].network.",
-    "Retry the same request with header PAYMENT-SIGNATURE: <base64 payment payload> (v1 clients: X-PAYMENT).",
-    "The service verifies and settles through its facilitator before serving; each proof is accepted once.",
+      "(base64 JSON: x402Version 2, resource, accepts); the JSON body repeats accepts with a hint.",
+    `Sign an EIP-3009 transferWithAuthorization of ${what} for exactly the endpoint's price in atomic ` +
+      `units (6 decimals: 0.02 USD = ${centsToUsdcUnits(2)}), valid for at most ` +
+      `${terms?.maxTimeoutSeconds ?? 300} seconds.`,
+    "Retry the same request with header PAYMENT-SIGNATURE: <base64 payment payload> " +
+      `(x402 v1 clients: X-PAYMENT with a v1 payload${v1}).`,
+    "The service verifies the payment with its facilitator, produces the answer, settles, and only then " +
+      "sends it, with header PAYMENT-RESPONSE (v1: X-PAYMENT-RESPONSE) and meta.paid true. Each proof is " +
+      "accepted once; when nothing can be served (404, error) nothing is settled and the proof stays usable.",
   ];
 }

@@ -1,6 +1,6 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
-import { FAUCET_ENDPOINT } from "../../../domain/pricing/get-pricing.ts";
-import { findPrice, priceUsd } from "../../../domain/pricing/price-table.ts";
+import { FAUCET_ENDPOINT, type X402Terms } from "../../../domain/pricing/get-pricing.ts";
+import { findPrice, isServedBy, PRICE_TABLE, priceUsd } from "../../../domain/pricing/price-table.ts";
 import { baseUrl, type HttpDeps } from "../../deps.ts";
 import type { AppEnv } from "../../env.ts";
 import { errorResponses } from "../../errors.ts";
@@ -35,17 +35,22 @@ export function buildLlmsTxt(input: {
   base: string;
   paymentsMode: "dev" | "x402";
   document: OpenApiDocument;
+  /** x402 mode: the real payment terms. */
+  x402?: X402Terms;
 }): string {
-  const { base, paymentsMode, document } = input;
-  const operations = operationsOf(document).map((op) => ({ op, price: findPrice(op.endpoint) }));
+  const { base, paymentsMode, document, x402 } = input;
+  const operations = operationsOf(document).map((op) => {
+    const entry = findPrice(op.endpoint);
+    return { op, price: entry ? { free: entry.free, usd: priceUsd(entry) } : soldBy(op.endpoint) };
+  });
   const line = ({ op, price }: (typeof operations)[number]) => {
-    const cost = price && !price.free ? `${priceUsd(price)} USD` : "free";
+    const cost = price && !price.free ? `${price.usd} USD` : "free";
     return `- [${op.endpoint}](${base}${op.path}): ${cost}. ${op.summary}`;
   };
   const payment =
     paymentsMode === "dev"
       ? `Payments run in development mode: ${FAUCET_ENDPOINT} with {"endpoint": "<METHOD /path>"} returns a single-use token; send it as header X-PAYMENT. No money moves.`
-      : "Payments: an unpaid call answers HTTP 402 with header PAYMENT-REQUIRED (x402 v2); retry with header PAYMENT-SIGNATURE (v1: X-PAYMENT). Prepaid credits: header x-client-key.";
+      : x402Payment(x402);
   return [
     "# procurement-intel",
     "",
@@ -71,6 +76,25 @@ export function buildLlmsTxt(input: {
   ].join("\n");
 }
 
+/** Price of an endpoint (`usd`), or of a route selling several entries (`POST /v1/billing/credits/:amount`). */
+function soldBy(endpoint: string): { free: boolean; usd: string } | undefined {
+  const sold = PRICE_TABLE.filter((entry) => !entry.free && isServedBy(entry.endpoint, [endpoint]));
+  return sold.length > 0 ? { free: false, usd: sold.map(priceUsd).join(" / ") } : undefined;
+}
+
+function x402Payment(terms: X402Terms | undefined): string {
+  const where = terms
+    ? " Payments are EIP-3009 transferWithAuthorization signatures (x402 scheme exact) of " +
+      `${terms.assetSymbol} ${terms.asset} on ${terms.network} to ${terms.payTo}, for exactly the ` +
+      "endpoint's price in atomic units (6 decimals)."
+    : "";
+  return (
+    "Payments: an unpaid call answers HTTP 402 with header PAYMENT-REQUIRED (x402 v2); retry with header " +
+    `PAYMENT-SIGNATURE (v1: X-PAYMENT).${where} The answer is sent only after settlement, with header ` +
+    "PAYMENT-RESPONSE; each proof pays once. Prepaid credits: header x-client-key."
+  );
+}
+
 const route = createRoute({
   method: "get",
   path: "/llms.txt",
@@ -93,6 +117,7 @@ export function registerLlmsTxt(app: OpenAPIHono<AppEnv>, deps: HttpDeps): void 
         base,
         paymentsMode: deps.config.PAYMENTS_MODE,
         document: buildOpenApiDocument(app, base),
+        x402: deps.payments.x402 ?? undefined,
       });
       cache.set(base, text);
     }

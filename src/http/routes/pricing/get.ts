@@ -33,6 +33,20 @@ export const PricingSchema = z
       signature_header: z.literal("PAYMENT-SIGNATURE"),
       header: z.literal("X-PAYMENT"),
       faucet: z.string().nullable().openapi({ description: "The dev faucet endpoint; null in production." }),
+      x402: z
+        .object({
+          scheme: z.literal("exact"),
+          network: z.string().openapi({ example: "eip155:84532", description: "CAIP-2 network." }),
+          asset: z.string().openapi({ description: "Token contract address (USDC)." }),
+          asset_symbol: z.string(),
+          asset_decimals: z.literal(6),
+          eip712_domain: z.object({ name: z.string(), version: z.string() }),
+          pay_to: z.string().openapi({ description: "Address the payments go to." }),
+          max_timeout_seconds: z.number().int(),
+          v1_network: z.string().nullable().openapi({ description: "x402 v1 name of the network." }),
+        })
+        .optional()
+        .openapi({ description: "x402 mode only: the terms every accepts[0] carries (amount = price)." }),
     }),
   })
   .openapi("Pricing");
@@ -62,6 +76,7 @@ export function registerGetPricing(app: OpenAPIHono<AppEnv>, deps: HttpDeps): vo
           provider: deps.config.MOR_PROVIDER,
           priceMonthlyCents: deps.config.MOR_PRICE_MONTHLY_CENTS,
         },
+        x402: deps.payments.x402 ?? undefined,
       },
     });
     return c.json(envelope(c, pricing, { priceCents: 0, paid: false }), 200);

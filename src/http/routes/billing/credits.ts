@@ -1,0 +1,64 @@
+import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
+import { DomainError } from "../../../domain/errors.ts";
+import { centsToUsd } from "../../../lib/money.ts";
+import { assertUsableClientKey, BUNDLE_AMOUNTS, bundleEntry } from "../../../payments/credits/credits.ts";
+import type { HttpDeps } from "../../deps.ts";
+import type { AppEnv } from "../../env.ts";
+import { envelope, envelopeSchema } from "../../envelope.ts";
+import { errorResponses } from "../../errors.ts";
+import { servePaid } from "../../paid.ts";
+import { BundleParamSchema, ClientKeyHeaderSchema, PurchaseSchema } from "./schema.ts";
+
+const route = createRoute({
+  method: "post",
+  path: "/v1/billing/credits/{amount}",
+  operationId: "buyCredits",
+  tags: ["payments"],
+  summary: "Buy a bundle of prepaid credits for a client key",
+  description:
+    "Credits the account named by header x-client-key (created on first purchase) with the bundle: 5, 10 or " +
+    "25 USD, costing exactly that amount. Paid like any priced call with x402 (PAYMENT-SIGNATURE, or v1 " +
+    "X-PAYMENT; in dev mode a faucet token for `POST /v1/billing/credits/<amount>`), never from a balance. " +
+    "Credits never expire; afterwards send x-client-key on priced calls to pay from the balance.",
+  security: [{ paymentSignature: [] }],
+  // The price of each bundle, from the price table (one operation sells several entries).
+  "x-prices-usd": Object.fromEntries(
+    BUNDLE_AMOUNTS.map((amount) => [amount, centsToUsd(bundleEntry(amount)?.priceCents ?? 0)]),
+  ),
+  request: { params: BundleParamSchema, headers: ClientKeyHeaderSchema },
+  responses: {
+    200: {
+      description: "The bundle was credited; the account's new balance.",
+      content: { "application/json": { schema: envelopeSchema(PurchaseSchema) } },
+    },
+    ...errorResponses(400, 402, 429, 500),
+  },
+});
+
+export function registerBuyCredits(app: OpenAPIHono<AppEnv>, deps: HttpDeps): void {
+  app.openapi(route, async (c) => {
+    const { amount } = c.req.valid("param");
+    const { "x-client-key": key } = c.req.valid("header");
+    assertUsableClientKey(key);
+    const entry = bundleEntry(amount);
+    if (!entry) {
+      throw new Error(`bundle ${amount} passed validation but is not in the price table`);
+    }
+    // The credit is the content: it is written only once the payment is final (settled), never before.
+    const { priceCents } = await servePaid(c, deps, entry.endpoint, async () => entry);
+    const requestId = c.get("requestId");
+    let balance: Awaited<ReturnType<HttpDeps["payments"]["credits"]["creditBundle"]>>;
+    try {
+      balance = await deps.payments.credits.creditBundle({ key, entry, reference: `request:${requestId}` });
+    } catch (error) {
+      c.get("log").error({ err: error, endpoint: entry.endpoint }, "bundle paid but not credited");
+      throw new DomainError(
+        "internal",
+        "The payment was taken but the credits could not be added.",
+        `Report request id ${requestId} to the operator: the bundle will be credited by hand. Do not pay again.`,
+      );
+    }
+    const data = { ...balance, credited_cents: entry.priceCents, credited_usd: centsToUsd(entry.priceCents) };
+    return c.json(envelope(c, data, { priceCents, paid: true }), 200);
+  });
+}

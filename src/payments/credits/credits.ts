@@ -1,0 +1,268 @@
+import type { Db, Queryable } from "../../db/client.ts";
+import {
+  type AccountRow,
+  addToAccount,
+  type BalanceChange,
+  debitBalance,
+  ensureAccount,
+  findAccountByKeyHash,
+  insertLedgerEntry,
+} from "../../db/queries/credits.ts";
+import { InvalidInputError, NotFoundError, PaymentRequiredError } from "../../domain/errors.ts";
+import { findPrice, PRICE_TABLE, type PriceEntry } from "../../domain/pricing/price-table.ts";
+import type { Clock } from "../../lib/clock.ts";
+import { centsToUsd } from "../../lib/money.ts";
+import type { Charge, PaymentAttempt, PaymentMethod } from "../gate.ts";
+import { CLIENT_KEY_RULE, clientKeyHash, isClientKey, isInertKey } from "./client-key.ts";
+
+/**
+ * Prepaid credits: a balance in USD cents named by a client key (header `x-client-key`). A priced call debits
+ * its price before the content is produced (one guarded UPDATE plus a ledger row, in one transaction), and a
+ * call that ends in 404 or 5xx gets the debit back as a `refund` ledger row. Credits never expire.
+ */
+
+const BUNDLE_PREFIX = "POST /v1/billing/credits/";
+
+export interface CreditsDeps {
+  db: Db;
+  now: Clock;
+  /** The 402 the configured mode answers (x402 requirements), which a refusal carries so the caller can pay. */
+  requirement(attempt: PaymentAttempt): PaymentRequiredError;
+}
+
+/** The bundle amounts on sale, in whole USD, from the price table. */
+export const BUNDLE_AMOUNTS: readonly string[] = PRICE_TABLE.filter((e) =>
+  e.endpoint.startsWith(BUNDLE_PREFIX),
+).map((e) => e.endpoint.slice(BUNDLE_PREFIX.length));
+
+/** Balances never pay for balances: bundle purchases go through x402 (or the dev faucet). */
+export function isBundleEndpoint(endpoint: string): boolean {
+  return endpoint.startsWith(BUNDLE_PREFIX);
+}
+
+/** The price-table entry of a bundle, or undefined for an amount that is not sold. */
+export function bundleEntry(amount: string): PriceEntry | undefined {
+  return BUNDLE_AMOUNTS.includes(amount) ? findPrice(`${BUNDLE_PREFIX}${amount}`) : undefined;
+}
+
+export function refillHint(): string {
+  const bundles = BUNDLE_AMOUNTS.map((a) => `POST /v1/billing/credits/${a}`).join(", ");
+  return (
+    `Refill with one of ${bundles} (paid per call with x402) and header x-client-key: <the same key>; ` +
+    "check the balance with GET /v1/billing. Or pay this call directly (see GET /v1/pricing)."
+  );
+}
+
+/**
+ * A method refusing credentials it recognised. When the request carries another payment credential, the next
+ * method gets its turn (a client that sends a key and an x402 payment is served by the payment); otherwise the
+ * 402 says what was wrong and still carries the mode's requirement, so the caller can pay per call instead.
+ */
+export function refuse(
+  deps: Pick<CreditsDeps, "requirement">,
+  attempt: PaymentAttempt,
+  otherCredential: boolean,
+  message: string,
+  hint: string,
+): undefined {
+  if (otherCredential) {
+    return undefined;
+  }
+  const requirement = deps.requirement(attempt);
+  throw new PaymentRequiredError(message, hint, requirement.details, requirement.headers);
+}
+
+export function createCreditsMethod(deps: CreditsDeps): PaymentMethod {
+  return {
+    name: "credits",
+    async authorize(attempt) {
+      const key = attempt.credentials.clientKey;
+      if (key === undefined || isInertKey(key) || isBundleEndpoint(attempt.endpoint)) {
+        return undefined;
+      }
+      const other =
+        attempt.credentials.paymentSignature !== undefined || attempt.credentials.xPayment !== undefined;
+      if (!isClientKey(key)) {
+        return refuse(
+          deps,
+          attempt,
+          other,
+          "The x-client-key header is not a valid client key.",
+          `A client key is ${CLIENT_KEY_RULE}.`,
+        );
+      }
+      const keyHash = clientKeyHash(key);
+      const at = deps.now();
+      const debit = await deps.db.transaction(async (tx) => {
+        const change = await debitBalance(tx, { keyHash, cents: attempt.priceCents, at });
+        if (!change) {
+          return undefined;
+        }
+        const ledgerId = await insertLedgerEntry(tx, {
+          accountId: change.accountId,
+          deltaCents: -attempt.priceCents,
+          deltaTrialCalls: 0,
+          balanceAfterCents: change.balanceCents,
+          reason: "debit",
+          endpoint: attempt.endpoint,
+          reference: null,
+          at,
+        });
+        return { ...change, ledgerId };
+      });
+      if (!debit) {
+        const account = await findAccountByKeyHash(deps.db, keyHash);
+        const price = `${attempt.endpoint} costs ${centsToUsd(attempt.priceCents)} USD`;
+        return refuse(
+          deps,
+          attempt,
+          other,
+          account
+            ? `${price}; the prepaid balance of this x-client-key is ${centsToUsd(account.balance_cents)} USD.`
+            : `${price}; no prepaid account exists for this x-client-key.`,
+          refillHint(),
+        );
+      }
+      return refundableCharge(deps, "credits", attempt, debit, { cents: attempt.priceCents, trialCalls: 0 });
+    },
+  };
+}
+
+/** A charge already debited: committing keeps it, releasing writes the refund. */
+export function refundableCharge(
+  deps: { db: Db; now: Clock },
+  method: "credits" | "subscription",
+  attempt: PaymentAttempt,
+  debit: BalanceChange & { ledgerId: number },
+  amount: { cents: number; trialCalls: number },
+): Charge {
+  return {
+    method,
+    commit: async () => ({ headers: {} }),
+    release: () =>
+      deps.db.transaction(async (tx) => {
+        await refund(tx, {
+          accountId: debit.accountId,
+          ...amount,
+          endpoint: attempt.endpoint,
+          reference: `ledger:${debit.ledgerId}`,
+          at: deps.now(),
+        });
+      }),
+  };
+}
+
+async function refund(
+  tx: Queryable,
+  refund: {
+    accountId: number;
+    cents: number;
+    trialCalls: number;
+    endpoint: string;
+    reference: string;
+    at: Date;
+  },
+): Promise<void> {
+  const change = await addToAccount(tx, {
+    accountId: refund.accountId,
+    cents: refund.cents,
+    trialCalls: refund.trialCalls,
+    at: refund.at,
+  });
+  await insertLedgerEntry(tx, {
+    accountId: refund.accountId,
+    deltaCents: refund.cents,
+    deltaTrialCalls: refund.trialCalls,
+    balanceAfterCents: change.balanceCents,
+    reason: "refund",
+    endpoint: refund.endpoint,
+    reference: refund.reference,
+    at: refund.at,
+  });
+}
+
+/** The state of a credit account as `GET /v1/billing` and a bundle purchase report it. */
+export interface Balance {
+  kind: "credits" | "mor";
+  balance_cents: number;
+  balance_usd: string;
+  trial_calls: number;
+  subscription: { active: boolean; expires_at: string | null };
+  created_at: string;
+}
+
+export function balanceOf(account: AccountRow, now: Date): Balance {
+  return {
+    kind: account.kind,
+    balance_cents: account.balance_cents,
+    balance_usd: centsToUsd(account.balance_cents),
+    trial_calls: account.trial_calls,
+    subscription: {
+      active: account.kind === "mor" && account.mor_until !== null && account.mor_until > now,
+      expires_at: account.mor_until?.toISOString() ?? null,
+    },
+    created_at: account.created_at.toISOString(),
+  };
+}
+
+/** Checks a client key given to name an account (balance look-up, purchase, checkout). */
+export function assertUsableClientKey(key: string): void {
+  if (isInertKey(key)) {
+    throw new InvalidInputError(
+      'header "x-client-key": keys starting lct_ (trial and pro keys) are inert on this deployment.',
+      `Choose your own client key (${CLIENT_KEY_RULE}) or get one from POST /v1/mor/checkout.`,
+    );
+  }
+  if (!isClientKey(key)) {
+    throw new InvalidInputError(
+      'header "x-client-key" is not a valid client key.',
+      `Send a client key of ${CLIENT_KEY_RULE}.`,
+    );
+  }
+}
+
+/** `GET /v1/billing`: the balance of the key's account; not_found when the key names none. */
+export async function getBalance(deps: { db: Db; now: Clock }, key: string): Promise<Balance> {
+  assertUsableClientKey(key);
+  const account = await findAccountByKeyHash(deps.db, clientKeyHash(key));
+  if (!account) {
+    throw new NotFoundError(
+      "No prepaid account exists for this x-client-key.",
+      `Create it by buying credits: ${BUNDLE_AMOUNTS.map((a) => `POST /v1/billing/credits/${a}`).join(", ")} ` +
+        "with the same x-client-key header.",
+    );
+  }
+  return balanceOf(account, deps.now());
+}
+
+/**
+ * Credits a paid bundle to the key's account, creating the account, in one transaction with its `purchase`
+ * ledger row. Called only after the payment for the bundle has been made final.
+ */
+export async function creditBundle(
+  deps: { db: Db; now: Clock },
+  purchase: { key: string; entry: PriceEntry; reference: string },
+): Promise<Balance> {
+  const at = deps.now();
+  const account = await deps.db.transaction(async (tx) => {
+    const created = await ensureAccount(tx, clientKeyHash(purchase.key), at);
+    const change = await addToAccount(tx, {
+      accountId: created.id,
+      cents: purchase.entry.priceCents,
+      trialCalls: 0,
+      at,
+    });
+    await insertLedgerEntry(tx, {
+      accountId: created.id,
+      deltaCents: purchase.entry.priceCents,
+      deltaTrialCalls: 0,
+      balanceAfterCents: change.balanceCents,
+      reason: "purchase",
+      endpoint: purchase.entry.endpoint,
+      reference: purchase.reference,
+      at,
+    });
+    return { ...created, balance_cents: change.balanceCents, trial_calls: change.trialCalls, updated_at: at };
+  });
+  return balanceOf(account, at);
+}
