@@ -15,7 +15,8 @@ const db = await openDb({
   dataDir: process.env.DATA_DIR ?? "",
   poolSize: 4,
 });
-const config = loadConfig({ LOG_LEVEL: "silent", INGEST_SCHEDULE: "off" });
+// One client sends every request: the per-client rate limit would measure itself, so it is off here.
+const config = loadConfig({ LOG_LEVEL: "silent", INGEST_SCHEDULE: "off", RATE_LIMIT_PER_MINUTE: "0" });
 const log = createLogger("silent");
 const now = () => new Date();
 const payments = createPayments({ db, now, mode: "dev", devTokenTtlSeconds: 3600 });
