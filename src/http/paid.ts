@@ -1,5 +1,5 @@
 import type { Context } from "hono";
-import { priceOf } from "../domain/pricing/price-table.ts";
+import { priceOf, priceUsd } from "../domain/pricing/price-table.ts";
 import type { PaymentCredentials } from "../payments/index.ts";
 import { baseUrl, type HttpDeps } from "./deps.ts";
 import type { AppEnv } from "./env.ts";
@@ -59,7 +59,7 @@ function publicUrl(c: Context<AppEnv>, deps: HttpDeps): string {
 /** OpenAPI fields of a priced operation: the security scheme and the price, from the one price table. */
 export function pricedOperation(endpoint: string) {
   const entry = priceOf(endpoint);
-  const price = (entry.priceCents / 100).toFixed(2);
+  const price = priceUsd(entry);
   return {
     security: [{ paymentSignature: [] }],
     "x-price-usd": price,

@@ -2,7 +2,6 @@ import type { Queryable } from "../db/client.ts";
 import {
   addBuyerAliases,
   addBuyerIdentifierRows,
-  addBuyerIdentifiers,
   addCompanyAliases,
   addCompanyIdentifiers,
   type BuyerDetails,
@@ -10,7 +9,6 @@ import {
   completeBuyers,
   ensureCompaniesByName,
   ensureCompaniesByNif,
-  findBuyerByIdentifiers,
   findBuyerIdentifiers,
   insertBuyer,
   linkCompanyMembers,
@@ -155,9 +153,14 @@ export async function resolveBuyers(
   for (const p of prepared) {
     let id = p.lookup.map((i) => known.get(keyOf(i))).find((found) => found !== undefined);
     if (id === undefined) {
-      // Rare: a buyer never seen. Look again (an earlier buyer of this batch may have created it), else create.
-      id = (await findBuyerByIdentifiers(db, p.lookup)) ?? (await insertBuyer(db, p.details));
-      await addBuyerIdentifiers(db, id, p.lookup);
+      // Rare: a buyer never seen. Its identifiers go into `known` at once, so a later notice of the same buyer
+      // in this batch finds it instead of creating it twice.
+      const created = await insertBuyer(db, p.details);
+      id = created;
+      await addBuyerIdentifierRows(
+        db,
+        p.lookup.map((identifier) => ({ buyer_id: created, ...identifier })),
+      );
       for (const identifier of p.lookup) {
         known.set(keyOf(identifier), id);
       }

@@ -46,27 +46,6 @@ export async function finishIngestRun(
   ]);
 }
 
-export interface IngestRunRow {
-  id: number;
-  source: string;
-  feed: string | null;
-  location: string | null;
-  status: string;
-  started_at: Date;
-  finished_at: Date | null;
-  pages: number;
-  entries_new: number;
-  entries_updated: number;
-  entries_unchanged: number;
-  errors: number;
-  message: string | null;
-}
-
-export async function findIngestRun(db: Queryable, runId: number): Promise<IngestRunRow | undefined> {
-  const { rows } = await db.query<IngestRunRow>("SELECT * FROM ingest_runs WHERE id = $1", [runId]);
-  return rows[0];
-}
-
 export async function insertIngestErrors(
   db: Queryable,
   runId: number,

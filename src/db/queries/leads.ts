@@ -51,11 +51,6 @@ export async function setLeadCheckout(db: Queryable, leadId: number, checkoutId:
   await db.query("UPDATE leads SET checkout_id = $2 WHERE id = $1", [leadId, checkoutId]);
 }
 
-export async function findLead(db: Queryable, id: number): Promise<LeadRow | undefined> {
-  const { rows } = await db.query<LeadRow>(`SELECT ${LEAD_COLUMNS} FROM leads WHERE id = $1`, [id]);
-  return rows[0];
-}
-
 /**
  * Moves a lead to `status`. The retention clock (`status_changed_at`) restarts only when the status really
  * changes. Undefined when there is no such lead.

@@ -117,25 +117,6 @@ export interface BuyerIdentifier {
   value: string;
 }
 
-/** The buyer holding the first of these identifiers (in the given priority order), if any. */
-export async function findBuyerByIdentifiers(
-  db: Queryable,
-  identifiers: readonly BuyerIdentifier[],
-): Promise<number | undefined> {
-  if (identifiers.length === 0) {
-    return undefined;
-  }
-  const { rows } = await db.query<{ buyer_id: number }>(
-    `SELECT i.buyer_id
-       FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS wanted(scheme, value, priority)
-       JOIN buyer_identifiers i ON i.scheme = wanted.scheme AND i.value = wanted.value
-      ORDER BY wanted.priority
-      LIMIT 1`,
-    [identifiers.map((i) => i.scheme), identifiers.map((i) => i.value)],
-  );
-  return rows[0]?.buyer_id;
-}
-
 /** Every (scheme, value) → buyer mapping that exists among the given identifiers. */
 export async function findBuyerIdentifiers(
   db: Queryable,
@@ -241,21 +222,6 @@ export async function addBuyerAliases(
        SELECT r.buyer_id, r.alias FROM jsonb_to_recordset($1::jsonb) AS r(buyer_id bigint, alias text)
        ON CONFLICT DO NOTHING`,
       [JSON.stringify(rows)],
-    );
-  }
-}
-
-export async function addBuyerIdentifiers(
-  db: Queryable,
-  buyerId: number,
-  identifiers: readonly BuyerIdentifier[],
-): Promise<void> {
-  if (identifiers.length > 0) {
-    await db.query(
-      `INSERT INTO buyer_identifiers (buyer_id, scheme, value)
-       SELECT $1, r.scheme, r.value FROM jsonb_to_recordset($2::jsonb) AS r(scheme text, value text)
-       ON CONFLICT DO NOTHING`,
-      [buyerId, JSON.stringify(identifiers)],
     );
   }
 }

@@ -1,5 +1,5 @@
-import type { XmlElement, XmlStep } from "../xml/element.ts";
-import { attr, child, children, path } from "../xml/element.ts";
+import type { XmlElement } from "../xml/element.ts";
+import { attr, child, children } from "../xml/element.ts";
 import { LEGACY_LANGUAGE_PREFERENCE, pickByLanguage } from "./language.ts";
 import { ted } from "./namespaces.ts";
 
@@ -54,9 +54,4 @@ export function paragraphs(block: XmlElement | null): string | null {
     .map((p) => deepText(p).trim())
     .filter((p) => p !== "");
   return parts.length === 0 ? null : parts.join(" ");
-}
-
-/** `@attribute` of the element at `steps` (R2.0.9 puts codes in attributes: `CPV_CODE/@CODE`). */
-export function attrAt(el: XmlElement | null, steps: readonly XmlStep[], name: string): string | null {
-  return attr(path(el, steps), name);
 }
