@@ -12,7 +12,7 @@ import { BENCH_PG_URL, freshPgDatabase, machineLine, markdownTable, REPO_ROOT, r
 
 /**
  * `npm run bench -- api [--engines postgres,pglite] [--awards-postgres 1000000] [--awards-pglite 100000]
- *  [--reuse yes] [--repeats 30]`
+ *  [--reuse yes] [--repeats 30] [--search-index on,off]`
  * Loads the synthetic corpus (50,000 feed entries through the real ingestion pipeline, then replicated up to
  * the target number of awards), refreshes the aggregates, and times a fixed query mix per endpoint over HTTP.
  * `--reuse yes` keeps a PostgreSQL benchmark database between runs (dropped otherwise).
@@ -23,6 +23,18 @@ interface CaseResult {
   first: number;
   ms: number[];
   status: number;
+}
+
+interface WorkerOutput {
+  results: CaseResult[];
+  indexBuild: {
+    seconds: number;
+    longestStallMs: number;
+    rssGrowthMb: number;
+    heapGrowthMb: number;
+    stats: Record<string, number> | null;
+    verified: number;
+  } | null;
 }
 
 const BASE_ENTRIES = 50_000;
@@ -86,6 +98,57 @@ async function prepare(env: Record<string, string>): Promise<void> {
   }
 }
 
+function formatSection(title: string, { results, indexBuild }: WorkerOutput): string {
+  const rows = results.map((r) => {
+    const sorted = [...r.ms].sort((a, b) => a - b);
+    return [
+      r.endpoint,
+      r.label,
+      r.status,
+      r.first.toFixed(1),
+      percentile(sorted, 50).toFixed(1),
+      percentile(sorted, 95).toFixed(1),
+      percentile(sorted, 99).toFixed(1),
+    ];
+  });
+  const byEndpoint = new Map<string, { ms: number[]; first: number[] }>();
+  for (const r of results) {
+    const entry = byEndpoint.get(r.endpoint) ?? { ms: [], first: [] };
+    entry.ms.push(...r.ms);
+    entry.first.push(r.first);
+    byEndpoint.set(r.endpoint, entry);
+  }
+  const summary = [...byEndpoint].map(([endpoint, { ms, first }]) => {
+    const sorted = [...ms].sort((a, b) => a - b);
+    const firsts = [...first].sort((a, b) => a - b);
+    return [
+      endpoint,
+      sorted.length,
+      percentile(sorted, 50).toFixed(1),
+      percentile(sorted, 95).toFixed(1),
+      percentile(sorted, 99).toFixed(1),
+      percentile(firsts, 50).toFixed(1),
+      (firsts.at(-1) ?? Number.NaN).toFixed(1),
+    ];
+  });
+  return [
+    `## ${title}`,
+    "",
+    ...(indexBuild
+      ? [
+          `Search index built in ${indexBuild.seconds.toFixed(1)} s (the longest stretch it held the event loop: ${indexBuild.longestStallMs.toFixed(0)} ms); after a full GC the process holds ${indexBuild.heapGrowthMb.toFixed(0)} MB more heap and array buffers (RSS +${indexBuild.rssGrowthMb.toFixed(0)} MB). Index: ${JSON.stringify(indexBuild.stats)}. Before timing, ${indexBuild.verified} searches of the mix were answered by the index exactly as by SQL (rows, order, total).`,
+          "",
+        ]
+      : []),
+    markdownTable(
+      ["endpoint", "calls", "p50 ms", "p95 ms", "p99 ms", "first calls p50 ms", "first calls max ms"],
+      summary,
+    ),
+    "",
+    markdownTable(["endpoint", "query", "status", "first call ms", "p50 ms", "p95 ms", "p99 ms"], rows),
+  ].join("\n");
+}
+
 export async function benchApi(args: Map<string, string>): Promise<void> {
   const engines = (args.get("engines") ?? "postgres,pglite").split(",");
   const reuse = args.get("reuse") === "yes";
@@ -116,55 +179,20 @@ export async function benchApi(args: Map<string, string>): Promise<void> {
     }
     try {
       await prepare(env);
-      const results = await runWorker<CaseResult[]>("bench/workers/api-queries.ts", {
-        ...env,
-        BENCH_REPEATS: args.get("repeats") ?? "30",
-        BENCH_SEARCH_CACHE: args.get("search-cache") ?? "2000",
-      });
-      const rows = results.map((r) => {
-        const sorted = [...r.ms].sort((a, b) => a - b);
-        return [
-          r.endpoint,
-          r.label,
-          r.status,
-          r.first.toFixed(1),
-          percentile(sorted, 50).toFixed(1),
-          percentile(sorted, 95).toFixed(1),
-          percentile(sorted, 99).toFixed(1),
-        ];
-      });
-      const byEndpoint = new Map<string, { ms: number[]; first: number[] }>();
-      for (const r of results) {
-        const entry = byEndpoint.get(r.endpoint) ?? { ms: [], first: [] };
-        entry.ms.push(...r.ms);
-        entry.first.push(r.first);
-        byEndpoint.set(r.endpoint, entry);
+      // `--search-index on,off` measures both engines of search on the same database.
+      for (const searchIndex of (args.get("search-index") ?? "on").split(",")) {
+        const measured = await runWorker<WorkerOutput>("bench/workers/api-queries.ts", {
+          ...env,
+          BENCH_REPEATS: args.get("repeats") ?? "30",
+          BENCH_SEARCH_INDEX: searchIndex,
+        });
+        const section = formatSection(
+          `${engine}, ${awards.toLocaleString("en")} awards, search index ${searchIndex}`,
+          measured,
+        );
+        sections.push(section);
+        process.stdout.write(`\n${section}\n`);
       }
-      const summary = [...byEndpoint].map(([endpoint, { ms, first }]) => {
-        const sorted = [...ms].sort((a, b) => a - b);
-        const firsts = [...first].sort((a, b) => a - b);
-        return [
-          endpoint,
-          sorted.length,
-          percentile(sorted, 50).toFixed(1),
-          percentile(sorted, 95).toFixed(1),
-          percentile(sorted, 99).toFixed(1),
-          percentile(firsts, 50).toFixed(1),
-          (firsts.at(-1) ?? Number.NaN).toFixed(1),
-        ];
-      });
-      const section = [
-        `## ${engine}, ${awards.toLocaleString("en")} awards, search cache ${args.get("search-cache") === "0" ? "off" : "on"}`,
-        "",
-        markdownTable(
-          ["endpoint", "calls", "p50 ms", "p95 ms", "p99 ms", "first calls p50 ms", "first calls max ms"],
-          summary,
-        ),
-        "",
-        markdownTable(["endpoint", "query", "status", "first call ms", "p50 ms", "p95 ms", "p99 ms"], rows),
-      ].join("\n");
-      sections.push(section);
-      process.stdout.write(`\n${section}\n`);
     } finally {
       await cleanup();
     }

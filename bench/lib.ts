@@ -9,7 +9,7 @@ export const BENCH_PG_URL = process.env.BENCH_DATABASE_URL ?? "postgres://postgr
 
 /** Runs a TypeScript worker in its own process and returns the JSON it prints last. */
 export async function runWorker<T>(script: string, env: Record<string, string>): Promise<T> {
-  const child = spawn(process.execPath, ["--import", "tsx", script], {
+  const child = spawn(process.execPath, ["--expose-gc", "--import", "tsx", script], {
     cwd: REPO_ROOT,
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "inherit"],

@@ -217,14 +217,11 @@ export const ConfigSchema = z.object({
     .min(3)
     .default("procurement-intel/0.1.0 (public-procurement research client)")
     .describe("User-Agent sent to upstream feeds."),
-  SEARCH_CACHE_ENTRIES: z.coerce
-    .number()
-    .int()
-    .min(0)
-    .max(1_000_000)
-    .default(2000)
+  SEARCH_INDEX: z
+    .enum(["on", "off"])
+    .default("on")
     .describe(
-      "Search pages and totals kept per process, keyed by filters and data version (0 turns the cache off).",
+      "`on`: search answers from an in-memory index of every tender and award, rebuilt when the data changes (SQL meanwhile); `off`: always SQL.",
     ),
   CPV_LABELS: z
     .string()

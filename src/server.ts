@@ -5,6 +5,7 @@ import { type Db, openDb } from "./db/client.ts";
 import { migrate } from "./db/migrate.ts";
 import { hasSyntheticTenders } from "./db/queries/ingest-tenders.ts";
 import { startRetentionJob } from "./domain/leads/leads.ts";
+import { SearchIndexHolder } from "./domain/search/index/index-holder.ts";
 import { loadCpvLabels, loadNutsNames } from "./ingest/refdata/load-reference.ts";
 import { startIngestScheduler } from "./ingest/scheduler.ts";
 import { systemClock } from "./lib/clock.ts";
@@ -12,6 +13,9 @@ import { createLogger, type Logger } from "./lib/logger.ts";
 import { createPayments } from "./payments/index.ts";
 import { subscriptionSettingsFrom } from "./payments/subscription/settings.ts";
 import { resolveX402Settings } from "./payments/x402/index.ts";
+
+/** How often the search index compares its data version with the database's. */
+const SEARCH_INDEX_CHECK_MS = 2_000;
 
 export interface RunningServer {
   server: ServerType;
@@ -47,11 +51,10 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     subscription,
     log,
   });
-  const app = createApp({
-    config,
-    domain: { db, log, now: systemClock, searchCacheEntries: config.SEARCH_CACHE_ENTRIES },
-    payments,
-  });
+  // Built in the background; search answers in SQL until the index is ready (and whenever the data changed).
+  const searchIndex = config.SEARCH_INDEX === "on" ? new SearchIndexHolder({ db, log }) : undefined;
+  const searchIndexWatch = searchIndex?.watch(SEARCH_INDEX_CHECK_MS);
+  const app = createApp({ config, domain: { db, log, now: systemClock, searchIndex }, payments });
 
   const server = await new Promise<ServerType>((resolve) => {
     const started = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST }, () =>
@@ -84,6 +87,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await scheduler?.stop();
       await retention?.stop();
+      await searchIndexWatch?.stop();
       await db.close();
     },
   };

@@ -28,6 +28,8 @@ const EXPECTED_TABLES = [
   "payment_proofs",
   "renewal_signals",
   "schema_migrations",
+  "search_data_pending",
+  "search_data_version",
   "stats_dirty",
   "tender_links",
   "tender_tombstones",

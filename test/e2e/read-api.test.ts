@@ -132,6 +132,50 @@ describe("read API over HTTP after a CLI ingest", () => {
     });
   });
 
+  it("builds its search index in the background once started", async () => {
+    // The server logs the index it built; the fixtures hold 4 tenders (one appears in two feeds' files but is
+    // one procedure) and 4 awards. Until then searches are answered in SQL, with the same results.
+    const deadline = Date.now() + 30_000;
+    let built: { tenders: number; awards: number } | undefined;
+    while (!built && Date.now() < deadline) {
+      const line = server
+        .stdout()
+        .split("\n")
+        .find((l) => l.includes('"msg":"search index built"'));
+      built = line ? (JSON.parse(line) as { tenders: number; awards: number }) : undefined;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(built).toMatchObject({ tenders: 4, awards: 4 });
+  });
+
+  it("GET /v1/search: full text, fragments, kinds and paging over the ingested fixtures", async () => {
+    type Rows = { id: number; kind: string; company: { name: string } | null; value: number | null }[];
+    const search = async (query: string) => {
+      const { status, body } = await paid("GET /v1/search", `/v1/search?${query}`);
+      expect(status, query).toBe(200);
+      return { rows: body.data as unknown as Rows, total: body.meta.total as number };
+    };
+    // Stemmed, accent- and case-free: "FILMACIONES" finds "filmación" (the three RTVE lots).
+    expect((await search("q=FILMACIONES")).total).toBe(3);
+    // Fragments of a name, without accents: SERVEIS DE PRODUCCIÓ MUXART, S.L.
+    const muxart = await search("company=produccio%20muxart");
+    expect(muxart.rows.map((r) => r.value)).toEqual([88000, 47350, 42500]);
+    expect((await search("buyer=television%20espanola&type=tender")).total).toBe(1);
+    // Contracts: only ISTAC's award is formalized (start 2025-08-13).
+    expect((await search("type=contract")).rows.map((r) => r.company?.name)).toEqual(["REDCA S.A."]);
+    // Every award once across pages of one row.
+    const all = await search("size=100");
+    const paged: number[] = [];
+    for (let page = 1; page <= all.total + 1; page++) {
+      paged.push(...(await search(`size=1&page=${page}`)).rows.map((r) => r.id));
+    }
+    expect(paged).toEqual(all.rows.map((r) => r.id));
+    expect(all.total).toBe(4);
+    const bad = await fetch(`${base}/v1/search?cpv=7`);
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { error: { message: string } }).error.message).toContain("cpv");
+  });
+
   it("answers 400 for a malformed id and 404 for an unknown one", async () => {
     const bad = await fetch(`${base}/v1/companies/1.5`);
     expect(bad.status).toBe(400);

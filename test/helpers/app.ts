@@ -1,6 +1,7 @@
 import { createApp } from "../../src/app.ts";
 import { type Config, loadConfig } from "../../src/config.ts";
 import type { Db } from "../../src/db/client.ts";
+import type { SearchIndexHolder } from "../../src/domain/search/index/index-holder.ts";
 import type { Clock } from "../../src/lib/clock.ts";
 import { createLogger } from "../../src/lib/logger.ts";
 import { createPayments } from "../../src/payments/index.ts";
@@ -25,6 +26,8 @@ export interface TestAppOptions {
   now?: Clock;
   /** Storage the domain verbs see; defaults to `db` (tests swap it to simulate failures). */
   domainDb?: Db;
+  /** The in-memory search index the domain uses (none: search runs in SQL). */
+  searchIndex?: SearchIndexHolder;
   /** x402 mode: the facilitator to verify and settle with (default: an unreachable one, never the network). */
   facilitator?: Facilitator;
 }
@@ -62,7 +65,11 @@ export function buildTestApp(options: TestAppOptions) {
           }
         : undefined,
   });
-  const app = createApp({ config, domain: { db: options.domainDb ?? options.db, log, now }, payments });
+  const app = createApp({
+    config,
+    domain: { db: options.domainDb ?? options.db, log, now, searchIndex: options.searchIndex },
+    payments,
+  });
   return { app, config, payments };
 }
 

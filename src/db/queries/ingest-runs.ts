@@ -89,16 +89,3 @@ export async function advanceCheckpoint(
     [feed, cursor.updated, cursor.ref, cursor.runId],
   );
 }
-
-/**
- * A number that changes whenever ingested data may have changed: the id of the latest finished run (plus the
- * count of finished runs, so a run that finishes after a later-started one still changes it). Read-side caches
- * are keyed by it.
- */
-export async function dataVersion(db: Queryable): Promise<string> {
-  const { rows } = await db.query<{ version: string }>(
-    `SELECT coalesce(max(id), 0)::text || ':' || count(*)::text AS version
-       FROM ingest_runs WHERE finished_at IS NOT NULL`,
-  );
-  return rows[0]?.version ?? "0:0";
-}

@@ -23,7 +23,9 @@ const route = createRoute({
     200: {
       description:
         "A page of rows. Order: with q, text rank then date then id; without, date (newest first, unknown last) " +
-        "then id, descending. meta.page and meta.total describe the paging; a page past the last is empty.",
+        "then id, descending. The text rank is PostgreSQL's ts_rank against the query's words joined by OR " +
+        "(more occurrences in title and description rank higher). meta.total is exact; a page past the last " +
+        "is empty.",
       content: { "application/json": { schema: envelopeSchema(z.array(SearchRowSchema)) } },
     },
     ...errorResponses(400, 402, 429, 500),
