@@ -218,10 +218,10 @@ export async function partyIdsNamedLike(
 
 /**
  * The ids of the parties one of whose names contains the fragment, compared folded (lower case, no accents,
- * punctuation as spaces), through the trigram index on the folded alias. `param` is the fragment's placeholder.
+ * punctuation as spaces; stored in alias_folded, with a trigram index). `param` is the fragment's placeholder.
  */
 function partiesNamedLike(party: "buyer" | "company", param: string): string {
   const [table, column] =
     party === "buyer" ? ["buyer_aliases", "buyer_id"] : ["company_aliases", "company_id"];
-  return `SELECT p.${column} FROM ${table} p WHERE fold_name(p.alias) LIKE '%' || fold_name(${param}) || '%'`;
+  return `SELECT p.${column} FROM ${table} p WHERE p.alias_folded LIKE '%' || fold_name(${param}) || '%'`;
 }

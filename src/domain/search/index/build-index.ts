@@ -104,9 +104,9 @@ class PostingsBuilder {
 
   finish(): Postings {
     // Counting sort by term: stable, so each term's tenders keep their ascending order.
-    const terms = this.terms.toArray();
-    const tenders = this.tenders.toArray();
-    const occurrences = this.occurrences?.toArray() ?? null;
+    const terms = this.terms.view();
+    const tenders = this.tenders.view();
+    const occurrences = this.occurrences?.view() ?? null;
     const start = new Int32Array(this.termIds.size + 1);
     for (const term of terms) {
       start[term + 1] = (start[term + 1] ?? 0) + 1;
@@ -163,7 +163,12 @@ function distinctSorted(values: Int32Array): Int32Array {
  * id order). Sorted as packed float64 keys (the date's rank among the distinct dates, then the index), which
  * the engine sorts natively; both parts are below 2^26, so a key stays an exact integer.
  */
-function kindRows(size: number, isRow: (i: number) => boolean, day: Int32Array): KindRows {
+async function kindRows(
+  size: number,
+  isRow: (i: number) => boolean,
+  day: Int32Array,
+  pause: () => Promise<void>,
+): Promise<KindRows> {
   if (size >= ORDINAL_LIMIT) {
     throw new Error(`too many rows for the search index: ${size}`);
   }
@@ -175,7 +180,8 @@ function kindRows(size: number, isRow: (i: number) => boolean, day: Int32Array):
       keys.push(laterDates * ORDINAL_LIMIT + (ORDINAL_LIMIT - 1 - i));
     }
   }
-  const sorted = keys.toArray().sort();
+  await pause();
+  const sorted = keys.view().sort();
   const order = new Int32Array(sorted.length);
   const orderDays = new Int32Array(sorted.length);
   const ordinal = new Int32Array(size).fill(-1);
@@ -297,11 +303,11 @@ export class SearchIndexBuilder {
     }
 
     await pause();
-    const award = kindRows(awardCount, (a) => ((awardFlags[a] as number) & 1) === 0, awardDay);
+    const award = await kindRows(awardCount, (a) => ((awardFlags[a] as number) & 1) === 0, awardDay, pause);
     await pause();
-    const contract = kindRows(awardCount, (a) => (awardFlags[a] as number) === 2, startDay);
+    const contract = await kindRows(awardCount, (a) => (awardFlags[a] as number) === 2, startDay, pause);
     await pause();
-    const tender = kindRows(tenderCount, (t) => canonical[t] === 1, publicationDay);
+    const tender = await kindRows(tenderCount, (t) => canonical[t] === 1, publicationDay, pause);
     await pause();
     const lexemes = this.lexemes.finish();
     await pause();

@@ -26,4 +26,9 @@ export class Growable<T extends TypedArray> {
   toArray(): T {
     return this.buffer.slice(0, this.length) as T;
   }
+
+  /** What was pushed, without copying: valid until the next push. */
+  view(): T {
+    return this.buffer.subarray(0, this.length) as T;
+  }
 }

@@ -4,7 +4,7 @@ import type { Logger } from "../../../lib/logger.ts";
 import { type SearchIndex, SearchIndexBuilder } from "./build-index.ts";
 
 /** Rows read per query while building: large enough to be quick, small enough to let other queries in. */
-const BUILD_CHUNK_ROWS = 50_000;
+const BUILD_CHUNK_ROWS = 20_000;
 
 /** Lets queued I/O callbacks (requests) run before the next step of a build. */
 const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));

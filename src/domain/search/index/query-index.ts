@@ -257,7 +257,11 @@ function matchWords(
   let tenders = all.slice(firstRange.from, firstRange.to);
   // found[w][i]: where word w's list holds candidate i (for the words intersected so far).
   const found: (Int32Array | null)[] = words.map(() => null);
-  found[first] = Int32Array.from({ length: tenders.length }, (_, i) => firstRange.from + i);
+  const firstFound = new Int32Array(tenders.length);
+  for (let i = 0; i < firstFound.length; i++) {
+    firstFound[i] = firstRange.from + i;
+  }
+  found[first] = firstFound;
   for (const w of byLength.slice(1)) {
     const range = ranges[w] as { from: number; to: number };
     const keptTenders = new Int32Array(tenders.length);
@@ -288,7 +292,11 @@ function matchWords(
     for (let u = 0; u < found.length; u++) {
       const at = found[u];
       if (at) {
-        found[u] = Int32Array.from({ length: kept }, (_, k) => at[keptIndex[k] as number] as number);
+        const narrowed = new Int32Array(kept);
+        for (let k = 0; k < kept; k++) {
+          narrowed[k] = at[keptIndex[k] as number] as number;
+        }
+        found[u] = narrowed;
       }
     }
     found[w] = keptAt.slice(0, kept);
