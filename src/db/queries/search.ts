@@ -136,8 +136,8 @@ function selectRows(kind: SearchKind): string {
 }
 
 /**
- * One page of rows in a total, deterministic order: with a text query by rank,
- * then date, then id; without, by date, then id; dates descending with unknown dates last, ids descending.
+ * One page of rows in a total, deterministic order: with a text query by rank, then date, then id; without,
+ * by date, then id; dates descending with unknown dates last, ids descending.
  */
 export async function searchRows(db: Queryable, filters: SearchFilters): Promise<SearchRowRecord[]> {
   const params = new Params();

@@ -9,6 +9,24 @@ const BUILD_CHUNK_ROWS = 20_000;
 /** Lets queued I/O callbacks (requests) run before the next step of a build. */
 const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
+/** Reads a table chunk by chunk in id order (keyset paging) and hands each chunk to `add`. */
+async function readAll<T extends { id: number }>(
+  read: (afterId: number) => Promise<T[]>,
+  add: (rows: T[]) => void,
+  signal: AbortSignal | undefined,
+): Promise<void> {
+  for (let after = 0; ; ) {
+    signal?.throwIfAborted();
+    const rows = await read(after);
+    const last = rows[rows.length - 1];
+    if (last === undefined) {
+      return;
+    }
+    add(rows);
+    after = last.id;
+  }
+}
+
 /**
  * Reads every tender and award and builds the index for the data version read before the first row. A build
  * that is aborted (the server stopping) throws the signal's reason between two steps.
@@ -16,24 +34,16 @@ const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resol
 export async function buildSearchIndex(db: Db, signal?: AbortSignal): Promise<SearchIndex> {
   const version = await searchDataVersion(db);
   const builder = new SearchIndexBuilder();
-  for (let after = 0; ; ) {
-    signal?.throwIfAborted();
-    const rows = await readIndexTenders(db, after, BUILD_CHUNK_ROWS);
-    if (rows.length === 0) {
-      break;
-    }
-    builder.addTenders(rows);
-    after = rows[rows.length - 1]?.id ?? after;
-  }
-  for (let after = 0; ; ) {
-    signal?.throwIfAborted();
-    const rows = await readIndexAwards(db, after, BUILD_CHUNK_ROWS);
-    if (rows.length === 0) {
-      break;
-    }
-    builder.addAwards(rows);
-    after = rows[rows.length - 1]?.id ?? after;
-  }
+  await readAll(
+    (after) => readIndexTenders(db, after, BUILD_CHUNK_ROWS),
+    (rows) => builder.addTenders(rows),
+    signal,
+  );
+  await readAll(
+    (after) => readIndexAwards(db, after, BUILD_CHUNK_ROWS),
+    (rows) => builder.addAwards(rows),
+    signal,
+  );
   return builder.finish(version, async () => {
     await yieldToEventLoop();
     signal?.throwIfAborted();

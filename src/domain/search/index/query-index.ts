@@ -1,6 +1,5 @@
 import type { SearchKind } from "../../../db/queries/search.ts";
 import { type KindRows, NULL_DAY, ORDINAL_LIMIT, type Postings, type SearchIndex } from "./build-index.ts";
-import { Growable } from "./growable.ts";
 import { lowerBound } from "./lower-bound.ts";
 import { selectSmallest } from "./select-smallest.ts";
 import { textRank } from "./text.ts";
@@ -325,6 +324,15 @@ const rankBits = (() => {
   };
 })();
 
+let scratch = new Float64Array(0);
+
+function scratchKeys(size: number): Float64Array {
+  if (scratch.length < size) {
+    scratch = new Float64Array(size);
+  }
+  return scratch;
+}
+
 /** With text: matching rows by rank descending, then list order; only the page is fully ordered. */
 function listByRank(
   index: SearchIndex,
@@ -338,7 +346,10 @@ function listByRank(
     return EMPTY;
   }
   const ordinal = test.rows.ordinal;
-  const keys = new Growable(Float64Array, Math.max(1024, matched.tenders.length));
+  // At most one key per row of the kind; the buffer is reused across searches (they run synchronously, one at
+  // a time), so a broad search does not leave megabytes of garbage behind.
+  const keys = scratchKeys(test.rows.order.length);
+  let total = 0;
   // Higher rank first: ranks are below 1, so (bits of 1) - (bits of the rank) grows as the rank falls. With
   // every word present a rank lies in [0.06, 0.1], so that difference stays below 34 million, under
   // ORDINAL_LIMIT (2^26): the key is an exact float64 integer.
@@ -350,19 +361,18 @@ function listByRank(
     const rank = matched.ranks[i] as number;
     if (test.tenderOf === null) {
       if (passes(test, tender)) {
-        keys.push(key(rank, tender));
+        keys[total++] = key(rank, tender);
       }
     } else {
       for (let k = awardStart[tender] as number; k < (awardStart[tender + 1] as number); k++) {
         const award = awards[k] as number;
         if (passes(test, award)) {
-          keys.push(key(rank, award));
+          keys[total++] = key(rank, award);
         }
       }
     }
   }
-  const all = keys.toArray();
-  const total = all.length;
+  const all = keys.subarray(0, total);
   if (query.offset >= total) {
     return { ids: [], total };
   }
