@@ -143,7 +143,7 @@ const cases: Case[] = [
     label: "contracts, word + region",
     path: () => "/v1/search?type=contract&q=suministro&region=ES",
   },
-  // Different pages of one search: the total is cached after the first call, each page's rows are not.
+  // One search, a page picked at random on each call (what a client paging through results does).
   {
     endpoint: "GET /v1/search",
     label: "common word, random pages",

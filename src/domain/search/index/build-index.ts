@@ -80,6 +80,32 @@ export interface SearchIndexStats {
   awardsWithoutTender: number;
 }
 
+/**
+ * Groups the items 0 … keys.length - 1 by their key (0 … groups - 1), stably (a counting sort): calls
+ * `place(item, position)` for every item, and returns `start`, where group g holds the positions
+ * `start[g] … start[g + 1] - 1`.
+ */
+function groupByKey(
+  keys: Int32Array,
+  groups: number,
+  place: (item: number, position: number) => void,
+): Int32Array {
+  const start = new Int32Array(groups + 1);
+  for (const key of keys) {
+    start[key + 1] = (start[key + 1] as number) + 1;
+  }
+  for (let g = 0; g < groups; g++) {
+    start[g + 1] = (start[g + 1] as number) + (start[g] as number);
+  }
+  const next = start.slice(0, groups);
+  for (let item = 0; item < keys.length; item++) {
+    const key = keys[item] as number;
+    place(item, next[key] as number);
+    next[key] = (next[key] as number) + 1;
+  }
+  return start;
+}
+
 class PostingsBuilder {
   private readonly termIds = new Map<string, number>();
   private readonly terms = new Growable(Int32Array);
@@ -103,29 +129,17 @@ class PostingsBuilder {
   }
 
   finish(): Postings {
-    // Counting sort by term: stable, so each term's tenders keep their ascending order.
-    const terms = this.terms.view();
+    // Grouped stably, so each term's tenders keep their ascending order.
     const tenders = this.tenders.view();
     const occurrences = this.occurrences?.view() ?? null;
-    const start = new Int32Array(this.termIds.size + 1);
-    for (const term of terms) {
-      start[term + 1] = (start[term + 1] ?? 0) + 1;
-    }
-    for (let t = 0; t < this.termIds.size; t++) {
-      start[t + 1] = (start[t + 1] ?? 0) + (start[t] ?? 0);
-    }
-    const next = start.slice(0, this.termIds.size);
     const sortedTenders = new Int32Array(tenders.length);
     const sortedOccurrences = occurrences ? new Uint16Array(occurrences.length) : null;
-    for (let i = 0; i < terms.length; i++) {
-      const term = terms[i] as number;
-      const at = next[term] as number;
-      next[term] = at + 1;
+    const start = groupByKey(this.terms.view(), this.termIds.size, (i, at) => {
       sortedTenders[at] = tenders[i] as number;
       if (sortedOccurrences && occurrences) {
         sortedOccurrences[at] = occurrences[i] as number;
       }
-    }
+    });
     return { termIds: this.termIds, start, tenders: sortedTenders, occurrences: sortedOccurrences };
   }
 }
@@ -286,21 +300,10 @@ export class SearchIndexBuilder {
     const startDay = pick(this.startDays.toArray());
 
     // Tender → awards, in award id order.
-    const awardStart = new Int32Array(tenderCount + 1);
-    for (let a = 0; a < awardCount; a++) {
-      const t = awardTender[a] as number;
-      awardStart[t + 1] = (awardStart[t + 1] ?? 0) + 1;
-    }
-    for (let t = 0; t < tenderCount; t++) {
-      awardStart[t + 1] = (awardStart[t + 1] ?? 0) + (awardStart[t] ?? 0);
-    }
-    const next = awardStart.slice(0, tenderCount);
     const tenderAwards = new Int32Array(awardCount);
-    for (let a = 0; a < awardCount; a++) {
-      const t = awardTender[a] as number;
-      tenderAwards[next[t] as number] = a;
-      next[t] = (next[t] as number) + 1;
-    }
+    const awardStart = groupByKey(awardTender, tenderCount, (a, at) => {
+      tenderAwards[at] = a;
+    });
 
     await pause();
     const award = await kindRows(awardCount, (a) => ((awardFlags[a] as number) & 1) === 0, awardDay, pause);
