@@ -39,6 +39,15 @@ describe("loadConfig", () => {
     expect(message).not.toContain("\n");
   });
 
+  it("accepts a read replica only beside a primary PostgreSQL", () => {
+    const replica = "postgres://reader@10.0.0.2:5432/pi";
+    expect(() => loadConfig({ DATABASE_READ_URL: replica })).toThrow(
+      /^DATABASE_READ_URL: requires DATABASE_URL/,
+    );
+    const config = loadConfig({ DATABASE_URL: "postgres://127.0.0.1/pi", DATABASE_READ_URL: replica });
+    expect(config.DATABASE_READ_URL).toBe(replica);
+  });
+
   it("is documented variable by variable in the README configuration table", () => {
     const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8");
     for (const { name, defaultValue } of describeConfig()) {

@@ -27,6 +27,13 @@ export const ConfigSchema = z.object({
     .regex(/^postgres(ql)?:\/\//, "must start with postgres:// or postgresql://")
     .optional()
     .describe("PostgreSQL connection string. Unset = embedded PGlite in DATA_DIR."),
+  DATABASE_READ_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, "must start with postgres:// or postgresql://")
+    .optional()
+    .describe(
+      "PostgreSQL connection string of a read replica for read-only queries (search, tenders, companies, buyers); payments, ingestion and writes stay on DATABASE_URL, which it requires. Unset = DATABASE_URL.",
+    ),
   DATABASE_POOL_SIZE: positiveInt
     .max(200)
     .default(10)
@@ -217,12 +224,6 @@ export const ConfigSchema = z.object({
     .min(3)
     .default("procurement-intel/0.1.0 (public-procurement research client)")
     .describe("User-Agent sent to upstream feeds."),
-  SEARCH_INDEX: z
-    .enum(["on", "off"])
-    .default("on")
-    .describe(
-      "`on`: search answers from an in-memory index of every tender and award, rebuilt when the data changes (SQL meanwhile); `off`: always SQL.",
-    ),
   CPV_LABELS: z
     .string()
     .min(1)
@@ -266,6 +267,12 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       // Real payments need somewhere to go: refuse to start rather than answer 402s nobody can pay.
       throw new ConfigError(
         "X402_PAY_TO: required when PAYMENTS_MODE=x402 (the 0x address that receives the payments)",
+      );
+    }
+    if (result.data.DATABASE_READ_URL && !result.data.DATABASE_URL) {
+      // A replica replicates a primary: with the embedded database there is nothing to replicate.
+      throw new ConfigError(
+        "DATABASE_READ_URL: requires DATABASE_URL (a read replica of that PostgreSQL database)",
       );
     }
     return result.data;

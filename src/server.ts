@@ -1,11 +1,10 @@
 import { type ServerType, serve } from "@hono/node-server";
 import { createApp } from "./app.ts";
 import { type Config, ConfigError, loadConfig, scheduleIntervalMs } from "./config.ts";
-import { type Db, openDb } from "./db/client.ts";
+import { createPgDb, type Db, openDb } from "./db/client.ts";
 import { migrate } from "./db/migrate.ts";
 import { hasSyntheticTenders } from "./db/queries/ingest-tenders.ts";
 import { startRetentionJob } from "./domain/leads/leads.ts";
-import { SearchIndexHolder } from "./domain/search/index/index-holder.ts";
 import { loadCpvLabels, loadNutsNames } from "./ingest/refdata/load-reference.ts";
 import { startIngestScheduler } from "./ingest/scheduler.ts";
 import { systemClock } from "./lib/clock.ts";
@@ -13,9 +12,6 @@ import { createLogger, type Logger } from "./lib/logger.ts";
 import { createPayments } from "./payments/index.ts";
 import { subscriptionSettingsFrom } from "./payments/subscription/settings.ts";
 import { resolveX402Settings } from "./payments/x402/index.ts";
-
-/** How often the search index compares its data version with the database's. */
-const SEARCH_INDEX_CHECK_MS = 2_000;
 
 export interface RunningServer {
   server: ServerType;
@@ -51,10 +47,11 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     subscription,
     log,
   });
-  // Built in the background; search answers in SQL until the index is ready (and whenever the data changed).
-  const searchIndex = config.SEARCH_INDEX === "on" ? new SearchIndexHolder({ db, log }) : undefined;
-  const searchIndexWatch = searchIndex?.watch(SEARCH_INDEX_CHECK_MS);
-  const app = createApp({ config, domain: { db, log, now: systemClock, searchIndex }, payments });
+  // Read-only verbs may read from a replica; its schema is the primary's (migrated above, replicated).
+  const readDb = config.DATABASE_READ_URL
+    ? createPgDb(config.DATABASE_READ_URL, { poolSize: config.DATABASE_POOL_SIZE })
+    : undefined;
+  const app = createApp({ config, domain: { db, readDb, log, now: systemClock }, payments });
 
   const server = await new Promise<ServerType>((resolve) => {
     const started = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST }, () =>
@@ -87,7 +84,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await scheduler?.stop();
       await retention?.stop();
-      await searchIndexWatch?.stop();
+      await readDb?.close();
       await db.close();
     },
   };

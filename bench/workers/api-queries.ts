@@ -1,11 +1,7 @@
-import { monitorEventLoopDelay } from "node:perf_hooks";
 import { serve } from "@hono/node-server";
 import { createApp } from "../../src/app.ts";
 import { loadConfig } from "../../src/config.ts";
 import { openDb } from "../../src/db/client.ts";
-import { SearchIndexHolder } from "../../src/domain/search/index/index-holder.ts";
-import { searchNotices } from "../../src/domain/search/search-notices.ts";
-import { SearchQuerySchema } from "../../src/http/schemas/query.ts";
 import { createLogger } from "../../src/lib/logger.ts";
 import { createPayments } from "../../src/payments/index.ts";
 
@@ -24,40 +20,7 @@ const config = loadConfig({ LOG_LEVEL: "silent", INGEST_SCHEDULE: "off", RATE_LI
 const log = createLogger("silent");
 const now = () => new Date();
 const payments = createPayments({ db, now, mode: "dev", devTokenTtlSeconds: 3600 });
-// BENCH_SEARCH_INDEX=off measures search in SQL; on (default) builds the index first, as the server does at start.
-const searchIndex = process.env.BENCH_SEARCH_INDEX === "off" ? undefined : new SearchIndexHolder({ db, log });
-// Memory is read after a full collection (the worker runs with --expose-gc), so it counts what the index keeps.
-// Collections run a few times with pauses: array buffers are released by finalizers after the collection.
-const collect = async () => {
-  for (let i = 0; i < 3; i++) {
-    (globalThis as { gc?: () => void }).gc?.();
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-};
-await collect();
-const memoryBefore = process.memoryUsage();
-const indexStarted = performance.now();
-// How long the build holds the event loop at a stretch (requests wait that long during a rebuild).
-const stalls = monitorEventLoopDelay({ resolution: 5 });
-stalls.enable();
-await searchIndex?.refresh();
-stalls.disable();
-const indexSeconds = (performance.now() - indexStarted) / 1000;
-await collect();
-const memoryAfter = process.memoryUsage();
-const mb = (bytes: number) => bytes / 1024 / 1024;
-const indexBuild = searchIndex
-  ? {
-      seconds: indexSeconds,
-      longestStallMs: stalls.max / 1e6,
-      rssGrowthMb: mb(memoryAfter.rss - memoryBefore.rss),
-      heapGrowthMb: mb(
-        memoryAfter.heapUsed + memoryAfter.arrayBuffers - memoryBefore.heapUsed - memoryBefore.arrayBuffers,
-      ),
-      stats: searchIndex.status()?.stats ?? null,
-    }
-  : null;
-const app = createApp({ config, domain: { db, log, now, searchIndex }, payments });
+const app = createApp({ config, domain: { db, log, now }, payments });
 const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" });
 await new Promise((resolve) => server.once("listening", resolve));
 const address = server.address();
@@ -183,27 +146,6 @@ const cases: Case[] = [
   },
 ];
 
-// Before timing anything: the index must give exactly the SQL answer (rows, order, total) on every search of
-// the mix, at full size.
-let verified = 0;
-if (searchIndex) {
-  const sqlCtx = { db, log, now };
-  const indexCtx = { ...sqlCtx, searchIndex };
-  for (const c of cases.filter((c) => c.endpoint === "GET /v1/search")) {
-    const url = new URL(c.path(), base);
-    const input = SearchQuerySchema.parse(Object.fromEntries(url.searchParams));
-    const [fromIndex, fromSql] = [
-      await searchNotices({ ctx: indexCtx, input }),
-      await searchNotices({ ctx: sqlCtx, input }),
-    ];
-    const shape = (r: typeof fromSql) => JSON.stringify({ total: r.total, rows: r.rows });
-    if (fromIndex.answeredFrom !== "index" || shape(fromIndex) !== shape(fromSql)) {
-      throw new Error(`index and SQL disagree on ${url.pathname}${url.search} (${fromIndex.answeredFrom})`);
-    }
-    verified += 1;
-  }
-}
-
 const repeats = Number(process.env.BENCH_REPEATS ?? "30");
 const results: { endpoint: string; label: string; first: number; ms: number[]; status: number }[] = [];
 for (const c of cases.filter((c) => served.has(c.endpoint))) {
@@ -232,6 +174,4 @@ for (const c of cases.filter((c) => served.has(c.endpoint))) {
 }
 server.close();
 await db.close();
-process.stdout.write(
-  `${JSON.stringify({ results, indexBuild: indexBuild && { ...indexBuild, verified } })}\n`,
-);
+process.stdout.write(`${JSON.stringify({ results, indexBuild: null })}\n`);

@@ -198,10 +198,15 @@ function exampleOf(schema: Json, components: Json, depth: number): unknown {
     return exampleOf(pick, components, depth + 1);
   }
   if (Array.isArray(schema.allOf)) {
-    return Object.assign(
-      {},
-      ...schema.allOf.map((s) => asObject(exampleOf(asObject(s), components, depth + 1))),
-    );
+    // One object made of all the parts: a part may require a property that another part declares (an
+    // extended schema requires what its base left optional).
+    const parts = schema.allOf.map(asObject);
+    const merged: Json = {
+      type: "object",
+      properties: Object.assign({}, ...parts.map((part) => asObject(part.properties))),
+      required: [...new Set(parts.flatMap((part) => (Array.isArray(part.required) ? part.required : [])))],
+    };
+    return exampleOf(merged, components, depth + 1);
   }
   const types = Array.isArray(schema.type) ? schema.type : [schema.type];
   const type = types.find((t) => t !== "null") ?? types[0];

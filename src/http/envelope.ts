@@ -23,7 +23,13 @@ export const MetaSchema = z
     paid: z.boolean(),
     provenance: z.array(ProvenanceSchema).openapi({ description: "Upstream notices the data comes from." }),
     page: z.number().int().optional(),
-    total: z.number().int().optional(),
+    total: z.number().int().optional().openapi({
+      description:
+        "Matching rows. On GET /v1/search exact up to 10,000; when more match it is 10,000 and total_exact is false.",
+    }),
+    total_exact: z.boolean().optional().openapi({
+      description: "GET /v1/search only (always present there): whether total is the exact count of matches.",
+    }),
     caveats: z.array(z.string()).optional(),
     score_explanation: z.string().optional(),
     methodology: z.string().optional(),
@@ -45,6 +51,7 @@ export interface MetaInput {
   provenance?: Provenance[];
   page?: number;
   total?: number;
+  total_exact?: boolean;
   caveats?: string[];
   score_explanation?: string;
   methodology?: string;

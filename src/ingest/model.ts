@@ -1,6 +1,6 @@
 /**
  * The normalized shape every source (PLACSP CODICE, TED eForms, TED legacy XML) is mapped to before it is
- * written. Parsers and normalizers produce these plain objects; `ingest/upsert` is the only writer. Unknown is
+ * written. Parsers and normalizers produce these plain objects; `ingest/apply-batch.ts` is the only writer. Unknown is
  * `null`, never 0 or "": a value that is absent or does not parse stays null (and, when it was present but
  * unparseable, the normalizer also reports a `FieldError`).
  *

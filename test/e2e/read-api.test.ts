@@ -132,20 +132,13 @@ describe("read API over HTTP after a CLI ingest", () => {
     });
   });
 
-  it("builds its search index in the background once started", async () => {
-    // The server logs the index it built; the fixtures hold 4 tenders (one appears in two feeds' files but is
-    // one procedure) and 4 awards. Until then searches are answered in SQL, with the same results.
-    const deadline = Date.now() + 30_000;
-    let built: { tenders: number; awards: number } | undefined;
-    while (!built && Date.now() < deadline) {
-      const line = server
-        .stdout()
-        .split("\n")
-        .find((l) => l.includes('"msg":"search index built"'));
-      built = line ? (JSON.parse(line) as { tenders: number; awards: number }) : undefined;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    expect(built).toMatchObject({ tenders: 4, awards: 4 });
+  it("finds at once what the CLI ingested: the search relation was filled in the ingest's transactions", async () => {
+    // 4 tenders (one appears in two feeds' files but is one procedure) and 4 awards, counted exactly.
+    const { status, body } = await paid("GET /v1/search", "/v1/search?type=tender");
+    expect(status).toBe(200);
+    expect(body.meta).toMatchObject({ total: 4, total_exact: true });
+    const awards = await paid("GET /v1/search", "/v1/search");
+    expect(awards.body.meta).toMatchObject({ total: 4, total_exact: true });
   });
 
   it("GET /v1/search: full text, fragments, kinds and paging over the ingested fixtures", async () => {

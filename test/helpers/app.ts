@@ -1,7 +1,6 @@
 import { createApp } from "../../src/app.ts";
 import { type Config, loadConfig } from "../../src/config.ts";
-import type { Db } from "../../src/db/client.ts";
-import type { SearchIndexHolder } from "../../src/domain/search/index/index-holder.ts";
+import type { Db, Queryable } from "../../src/db/client.ts";
 import type { Clock } from "../../src/lib/clock.ts";
 import { createLogger } from "../../src/lib/logger.ts";
 import { createPayments } from "../../src/payments/index.ts";
@@ -26,8 +25,8 @@ export interface TestAppOptions {
   now?: Clock;
   /** Storage the domain verbs see; defaults to `db` (tests swap it to simulate failures). */
   domainDb?: Db;
-  /** The in-memory search index the domain uses (none: search runs in SQL). */
-  searchIndex?: SearchIndexHolder;
+  /** Where read-only verbs read (a read replica); defaults to the domain's `db`. */
+  readDb?: Queryable;
   /** x402 mode: the facilitator to verify and settle with (default: an unreachable one, never the network). */
   facilitator?: Facilitator;
 }
@@ -67,7 +66,7 @@ export function buildTestApp(options: TestAppOptions) {
   });
   const app = createApp({
     config,
-    domain: { db: options.domainDb ?? options.db, log, now, searchIndex: options.searchIndex },
+    domain: { db: options.domainDb ?? options.db, log, now, readDb: options.readDb },
     payments,
   });
   return { app, config, payments };

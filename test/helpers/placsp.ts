@@ -85,6 +85,15 @@ export async function canonicalDump(db: Db): Promise<string> {
       ORDER BY c.name_norm, a.alias`,
     "SELECT name, nif, dir3, platform_id FROM buyers ORDER BY name, nif",
     "SELECT source, source_ref, deleted_at, reason FROM tender_tombstones ORDER BY source_ref, deleted_at",
+    // The search relation, with ids replaced by the keys they stand for (ids depend on arrival order).
+    `SELECT s.kind, t.source_ref, a.award_key, s.date, s.tsv::text AS tsv, s.cpv_prefixes, s.nuts, b.name AS buyer,
+            c.name AS company, s.value, s.currency
+       FROM search_rows s
+       JOIN tenders t ON t.id = s.tender_id
+       LEFT JOIN awards a ON s.kind <> 'tender' AND a.id = s.id
+       LEFT JOIN buyers b ON b.id = s.buyer_id
+       LEFT JOIN companies c ON c.id = s.company_id
+      ORDER BY s.kind, t.source, t.source_ref, a.award_key`,
   ];
   const parts: unknown[] = [];
   for (const sql of queries) {

@@ -1,7 +1,4 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { searchDataVersion } from "../../src/db/queries/search-index.ts";
-import { SearchIndexHolder } from "../../src/domain/search/index/index-holder.ts";
-import { createLogger } from "../../src/lib/logger.ts";
 import { buildTestApp, devToken, getJson } from "../helpers/app.ts";
 import { useTestDb } from "../helpers/db.ts";
 import { AGGREGATED, buildPage, ingestPage, LIFECYCLE, splitFeed, TWO_ENTRIES } from "../helpers/placsp.ts";
@@ -18,9 +15,6 @@ import { AGGREGATED, buildPage, ingestPage, LIFECYCLE, splitFeed, TWO_ENTRIES } 
  * - Cádiz 18294555, "Plan de asfaltado 2025 …", published 2025-10-30, CPVs 45233222/45233223, NUTS ES612; no award.
  * - AMB 20283724 (aggregated feed), published 2026-08-11, CPV 90513000, NUTS ES511; no award.
  * The copy's lot 1 goes to Telefónica, awarded 2025-12-30; its lots 2 and 3 stay with MUXART on 2025-12-29.
- *
- * Every case runs twice, on a database of its own: answered in SQL, and answered from the in-memory search index
- * (refreshed before each call, so that the index, not the SQL fallback, answers).
  */
 const RTVE = "https://contrataciondelestado.es/sindicacion/licitacionesPerfilContratante/18526649";
 const COPY = "https://contrataciondelestado.es/sindicacion/licitacionesPerfilContratante/99999001";
@@ -44,6 +38,7 @@ interface Body {
   meta: {
     page: number;
     total: number;
+    total_exact: boolean;
     paid: boolean;
     price_usd: string;
     provenance: { source_ref: string }[];
@@ -54,9 +49,8 @@ interface Body {
 const companies = (rows: Row[]) => rows.map((r) => r.company?.name ?? null);
 const values = (rows: Row[]) => rows.map((r) => r.value);
 
-describe.each(["sql", "index"] as const)("GET /v1/search answered from %s", (engine) => {
+describe("GET /v1/search", () => {
   const t = useTestDb();
-  let holder: SearchIndexHolder | undefined;
 
   beforeAll(async () => {
     await ingestPage(t.db, { file: LIFECYCLE });
@@ -69,20 +63,11 @@ describe.each(["sql", "index"] as const)("GET /v1/search answered from %s", (eng
       .replace("SERVEIS DE PRODUCCIÓ MUXART, S.L.", "TELEFÓNICA DE ESPAÑA, S.A.U.")
       .replace("<cbc:AwardDate>2025-12-29</cbc:AwardDate>", "<cbc:AwardDate>2025-12-30</cbc:AwardDate>");
     await ingestPage(t.db, { xml: buildPage(header, [copy]) });
-    if (engine === "index") {
-      holder = new SearchIndexHolder({ db: t.db, log: createLogger("silent") });
-    }
   });
 
-  /** One paid search; on the index path the index is brought up to date first unless `refresh` is false. */
-  async function search(query: string, { refresh = true } = {}): Promise<{ status: number; body: Body }> {
-    if (holder && refresh) {
-      if (holder.freshFor(await searchDataVersion(t.db)) === null) {
-        await holder.refresh();
-      }
-      expect(holder.freshFor(await searchDataVersion(t.db))).not.toBeNull();
-    }
-    const { app } = buildTestApp({ db: t.db, searchIndex: holder });
+  /** One paid search. */
+  async function search(query: string): Promise<{ status: number; body: Body }> {
+    const { app } = buildTestApp({ db: t.db });
     const { res, body } = await getJson(app, `/v1/search?${query}`, {
       "x-payment": await devToken(app, "GET /v1/search"),
     });
@@ -94,7 +79,7 @@ describe.each(["sql", "index"] as const)("GET /v1/search answered from %s", (eng
     expect(status).toBe(200);
     // 1 ISTAC + 3 RTVE + 3 copy awards; newest first: Telefónica's lot (2025-12-30), the five 2025-12-29 lots,
     // ISTAC (2025-07-18).
-    expect(body.meta).toMatchObject({ page: 1, total: 7, paid: true, price_usd: "0.02" });
+    expect(body.meta).toMatchObject({ page: 1, total: 7, total_exact: true, paid: true, price_usd: "0.02" });
     expect(body.data.map((r) => r.date)).toEqual([
       "2025-12-30",
       "2025-12-29",
@@ -259,7 +244,7 @@ describe.each(["sql", "index"] as const)("GET /v1/search answered from %s", (eng
     expect(past.body.meta.total).toBe(7);
   });
 
-  it("answers from the latest data right after an ingest run (a stale index is never used)", async () => {
+  it("answers from the latest data right after an ingest run", async () => {
     expect((await search("q=asfaltado&type=tender")).body.meta.total).toBe(1);
     const { header, entries } = splitFeed(TWO_ENTRIES);
     const another = (entries[1] ?? "").replace(
@@ -267,13 +252,11 @@ describe.each(["sql", "index"] as const)("GET /v1/search answered from %s", (eng
       "https://contrataciondelestado.es/sindicacion/licitacionesPerfilContratante/99999002",
     );
     await ingestPage(t.db, { xml: buildPage(header, [another]) });
-    // Not refreshed: the index was built before this run, so SQL answers.
-    expect((await search("q=asfaltado&type=tender", { refresh: false })).body.meta.total).toBe(2);
     expect((await search("q=asfaltado&type=tender")).body.meta.total).toBe(2);
   });
 
   it("validates before charging: a bad parameter is a 400 even without payment", async () => {
-    const { app } = buildTestApp({ db: t.db, searchIndex: holder });
+    const { app } = buildTestApp({ db: t.db });
     const res = await app.request("/v1/search?size=500");
     expect(res.status).toBe(400);
     const body = (await res.json()) as Body;

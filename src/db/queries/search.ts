@@ -1,18 +1,23 @@
 import type { Queryable } from "../client.ts";
 
 /**
- * `GET /v1/search` in SQL. One statement builds the page of rows, another the total; both share the WHERE
- * clause built here from the validated filters, always with bound parameters.
+ * `GET /v1/search` in SQL over the `search_rows` relation (migration 0015, docs/search.md). One statement finds
+ * the matching rows and the page's ids, with the total bounded at `SEARCH_WINDOW` rows; another reads the
+ * page's display fields. Every value is a bound parameter.
  */
 
 export type SearchKind = "award" | "tender" | "contract";
+
+/**
+ * How many matching rows a search counts and can address: `meta.total` is exact up to this many, and a text
+ * search ranks the this-many newest matches. The bound is what keeps every search a bounded amount of work.
+ */
+export const SEARCH_WINDOW = 10_000;
 
 export interface SearchFilters {
   kind: SearchKind;
   /** Plain text; turned into a Spanish tsquery by plainto_tsquery (operators typed by users are just words). */
   q: string | null;
-  /** The tsquery text rows are ranked against (`'a' | 'b'`: the words of q joined by OR); null without q. */
-  rankQuery: string | null;
   /** 2..8 digits, check digit already removed. */
   cpvPrefix: string | null;
   /** Name fragments, matched on the folded aliases of the party. */
@@ -45,6 +50,13 @@ export interface SearchRowRecord {
   tender_url: string | null;
 }
 
+export interface SearchPage {
+  /** Row ids of the page (award ids, or tender ids for tender rows), in answer order. */
+  ids: number[];
+  /** Matching rows counted, at most SEARCH_WINDOW + 1 (one more than the window means "more than"). */
+  matched: number;
+}
+
 class Params {
   readonly values: unknown[] = [];
   add(value: unknown): string {
@@ -53,66 +65,73 @@ class Params {
   }
 }
 
-/** The column a row's date comes from, per kind (spec: from/to apply to it). */
-function dateColumn(kind: SearchKind): string {
-  return { award: "a.award_date", tender: "t.publication_date", contract: "a.start_date" }[kind];
-}
-
-interface Where {
-  where: string[];
-  /** The tsquery expression when there is a text query (ranks by it). */
-  query: string | null;
-  /** Whether a condition reads the tender (award counts can then skip the join). */
-  usesTender: boolean;
-}
-
-function whereClause(filters: SearchFilters, params: Params): Where {
-  // A procedure published on both sources is answered once, by its canonical (PLACSP) side: docs/linking.md.
-  const where: string[] = [filters.kind === "tender" ? "t.linked_to IS NULL" : "NOT a.superseded"];
+/** The filters as conditions on `search_rows s`; the text query's expression when there is one. */
+function whereClause(filters: SearchFilters, params: Params): { where: string[]; query: string | null } {
+  const where = [`s.kind = ${params.add(filters.kind)}`];
   let query: string | null = null;
-  const tenderFilters = [filters.q, filters.cpvPrefix, filters.region];
-  if (filters.kind === "contract") {
-    where.push("a.contract_signed");
-  }
   if (filters.q !== null) {
     query = `plainto_tsquery('spanish', immutable_unaccent(${params.add(filters.q)}))`;
-    where.push(`t.tsv @@ ${query}`);
+    where.push(`s.tsv @@ ${query}`);
   }
   if (filters.cpvPrefix !== null) {
-    where.push(`t.cpv_prefixes @> ARRAY[${params.add(filters.cpvPrefix)}]::text[]`);
+    where.push(`s.cpv_prefixes @> ARRAY[${params.add(filters.cpvPrefix)}]::text[]`);
   }
   if (filters.region !== null) {
     // LIKE prefix on a text_pattern_ops index; the value holds letters and digits only (validated).
-    where.push(`t.nuts LIKE ${params.add(filters.region)} || '%'`);
+    where.push(`s.nuts LIKE ${params.add(filters.region)} || '%'`);
   }
   if (filters.buyer !== null) {
-    const buyerColumn = filters.kind === "tender" ? "t.buyer_id" : "a.buyer_id";
-    where.push(`${buyerColumn} IN (${partiesNamedLike("buyer", params.add(filters.buyer))})`);
+    where.push(`s.buyer_id IN (${partiesNamedLike("buyer", params.add(filters.buyer))})`);
   }
   if (filters.company !== null) {
     const companies = partiesNamedLike("company", params.add(filters.company));
     where.push(
       filters.kind === "tender"
-        ? `EXISTS (SELECT 1 FROM awards aw WHERE aw.tender_id = t.id AND aw.winner_company_id IN (${companies}))`
-        : `a.winner_company_id IN (${companies})`,
+        ? // A tender row matches when one of the tender's searchable awards went to the company.
+          `EXISTS (SELECT 1 FROM search_rows w
+                    WHERE w.kind = 'award' AND w.tender_id = s.tender_id AND w.company_id IN (${companies}))`
+        : `s.company_id IN (${companies})`,
     );
   }
   if (filters.from !== null) {
-    where.push(`${dateColumn(filters.kind)} >= ${params.add(filters.from)}::date`);
+    where.push(`s.date >= ${params.add(filters.from)}::date`);
   }
   if (filters.to !== null) {
-    where.push(`${dateColumn(filters.kind)} <= ${params.add(filters.to)}::date`);
+    where.push(`s.date <= ${params.add(filters.to)}::date`);
   }
-  const usesTender = filters.kind === "tender" || tenderFilters.some((f) => f !== null);
-  return { where, query, usesTender };
+  return { where, query };
 }
 
-function fromClause(kind: SearchKind, usesTender: boolean): string {
-  if (kind === "tender") {
-    return "FROM tenders t";
-  }
-  // Every award has its tender (foreign key), so counting awards needs the join only to filter on the tender.
-  return usesTender ? "FROM awards a JOIN tenders t ON t.id = a.tender_id" : "FROM awards a";
+/**
+ * The ids of one page and how many rows matched (counting stops at SEARCH_WINDOW + 1). The window is the
+ * SEARCH_WINDOW first matching rows in list order (date descending, unknown dates last, id descending).
+ * Without a text query the page is a slice of the window in that order; with one, the window is ordered by
+ * weighted text rank, then date, then id. A page beyond the window is empty.
+ */
+export async function searchPage(db: Queryable, filters: SearchFilters): Promise<SearchPage> {
+  const params = new Params();
+  const { where, query } = whereClause(filters, params);
+  const listOrder = "date DESC NULLS LAST, id DESC";
+  const { rows } = await db.query<SearchPage>(
+    `WITH matched AS MATERIALIZED (
+       SELECT s.id, s.date${query ? ", s.tsv" : ""}
+         FROM search_rows s
+        WHERE ${where.join(" AND ")}
+        ORDER BY s.date DESC NULLS LAST, s.id DESC
+        LIMIT ${params.add(SEARCH_WINDOW + 1)}
+     ),
+     addressable AS (
+       SELECT * FROM matched ORDER BY ${listOrder} LIMIT ${params.add(SEARCH_WINDOW)}
+     )
+     SELECT (SELECT count(*)::int FROM matched) AS matched,
+            ARRAY(SELECT id FROM addressable
+                   ORDER BY ${query ? `ts_rank(tsv, ${query}) DESC, ` : ""}${listOrder}
+                   LIMIT ${params.add(filters.limit)} OFFSET ${params.add(filters.offset)}) AS ids`,
+    params.values,
+  );
+  const row = rows[0];
+  // An int8[] arrives as strings from `pg` (only scalar int8 is parsed as a number): read the ids as numbers.
+  return row ? { ids: row.ids.map(Number), matched: row.matched } : { ids: [], matched: 0 };
 }
 
 /** The columns of a search row, per kind; `FROM` and joins included, `WHERE` left to the caller. */
@@ -125,7 +144,8 @@ function selectRows(kind: SearchKind): string {
               FROM tenders t
               LEFT JOIN buyers b ON b.id = t.buyer_id`;
   }
-  return `SELECT a.id, a.source_ref, t.title, ${dateColumn(kind)} AS date, a.buyer_id, b.name AS buyer_name,
+  const date = kind === "award" ? "a.award_date" : "a.start_date";
+  return `SELECT a.id, a.source_ref, t.title, ${date} AS date, a.buyer_id, b.name AS buyer_name,
                  a.winner_company_id AS company_id, c.name AS company_name, a.value, a.currency,
                  coalesce(a.cpv, t.cpv_main) AS cpv, a.value_is_ceiling, t.id AS tender_id,
                  t.source AS tender_source, t.source_ref AS tender_source_ref, t.url AS tender_url
@@ -133,41 +153,6 @@ function selectRows(kind: SearchKind): string {
             JOIN tenders t ON t.id = a.tender_id
             LEFT JOIN buyers b ON b.id = a.buyer_id
             LEFT JOIN companies c ON c.id = a.winner_company_id`;
-}
-
-/**
- * One page of rows in a total, deterministic order: with a text query by rank, then date, then id; without,
- * by date, then id; dates descending with unknown dates last, ids descending.
- */
-export async function searchRows(db: Queryable, filters: SearchFilters): Promise<SearchRowRecord[]> {
-  const params = new Params();
-  const { where, query } = whereClause(filters, params);
-  const date = dateColumn(filters.kind);
-  const id = filters.kind === "tender" ? "t.id" : "a.id";
-  // ts_rank against the words joined by OR, which the in-memory index computes alike (docs/search.md).
-  const rank = query ? `ts_rank(t.tsv, ${params.add(filters.rankQuery ?? "")}::tsquery) DESC, ` : "";
-  const limit = params.add(filters.limit);
-  const offset = params.add(filters.offset);
-  const { rows } = await db.query<SearchRowRecord>(
-    `${selectRows(filters.kind)}
-      ${where.length > 0 ? `WHERE ${where.join(" AND ")}` : ""}
-      ORDER BY ${rank}${date} DESC NULLS LAST, ${id} DESC
-      LIMIT ${limit} OFFSET ${offset}`,
-    params.values,
-  );
-  return rows;
-}
-
-/** How many rows match the filters (all pages). */
-export async function countSearchRows(db: Queryable, filters: SearchFilters): Promise<number> {
-  const params = new Params();
-  const { where, usesTender } = whereClause(filters, params);
-  const { rows } = await db.query<{ total: number }>(
-    `SELECT count(*)::int AS total ${fromClause(filters.kind, usesTender)}
-      ${where.length > 0 ? `WHERE ${where.join(" AND ")}` : ""}`,
-    params.values,
-  );
-  return rows[0]?.total ?? 0;
 }
 
 /**
@@ -191,29 +176,15 @@ export async function searchRowsByIds(
 }
 
 /**
- * The Spanish tsquery of a plain-text search, as text (`'servici' & 'mantenimient'`): the same
- * plainto_tsquery the SQL filter uses, so the index and SQL read a text query alike. Empty when the text has
- * no searchable word (only stop words or punctuation).
+ * Whether a plain-text search has a searchable word: a text of only stop words or punctuation gives an empty
+ * Spanish tsquery, which matches nothing.
  */
-export async function searchTextQuery(db: Queryable, q: string): Promise<string> {
-  const { rows } = await db.query<{ query: string }>(
-    "SELECT plainto_tsquery('spanish', immutable_unaccent($1))::text AS query",
+export async function hasSearchableWords(db: Queryable, q: string): Promise<boolean> {
+  const { rows } = await db.query<{ words: number }>(
+    "SELECT numnode(plainto_tsquery('spanish', immutable_unaccent($1)))::int AS words",
     [q],
   );
-  return rows[0]?.query ?? "";
-}
-
-/** Ids of the buyers or companies published under a name containing the fragment (folded), ascending. */
-export async function partyIdsNamedLike(
-  db: Queryable,
-  party: "buyer" | "company",
-  fragment: string,
-): Promise<number[]> {
-  const { rows } = await db.query<{ id: number }>(
-    `SELECT DISTINCT id FROM (${partiesNamedLike(party, "$1")}) AS matched (id) ORDER BY id`,
-    [fragment],
-  );
-  return rows.map((row) => row.id);
+  return (rows[0]?.words ?? 0) > 0;
 }
 
 /**

@@ -3,7 +3,7 @@ import { findBuyerById } from "../../db/queries/buyers.ts";
 import { readBuyerStats } from "../../db/queries/stats.ts";
 import { type AwardWithTender, noticesOfAwards, toAwardWithTender } from "../awards/award-with-tender.ts";
 import { valueSumCaveats } from "../caveats.ts";
-import type { DomainContext } from "../context.ts";
+import { type DomainContext, readerOf } from "../context.ts";
 import { NotFoundError } from "../errors.ts";
 import type { Provenance } from "../provenance.ts";
 
@@ -50,7 +50,7 @@ export async function getBuyerHistory({
   ctx: DomainContext;
   input: { id: number };
 }): Promise<BuyerHistoryResult> {
-  const row = await findBuyerById(ctx.db, input.id);
+  const row = await findBuyerById(readerOf(ctx), input.id);
   if (!row) {
     throw new NotFoundError(
       `No buyer with id ${input.id}.`,
@@ -58,8 +58,8 @@ export async function getBuyerHistory({
     );
   }
   const [stats, awards] = await Promise.all([
-    readBuyerStats(ctx.db, row.id),
-    listAwardsWithTender(ctx.db, { buyer: row.id }, { limit: BUYER_RECENT_AWARDS, offset: 0 }),
+    readBuyerStats(readerOf(ctx), row.id),
+    listAwardsWithTender(readerOf(ctx), { buyer: row.id }, { limit: BUYER_RECENT_AWARDS, offset: 0 }),
   ]);
   const byCount = stats?.top3_share_by_count ?? null;
   return {

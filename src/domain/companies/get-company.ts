@@ -3,7 +3,7 @@ import { type CompanyIdentifierRow, findCompanyById } from "../../db/queries/com
 import { readCompanyStats } from "../../db/queries/stats.ts";
 import { noticesOf } from "../awards/award-with-tender.ts";
 import { valueSumCaveats } from "../caveats.ts";
-import type { DomainContext } from "../context.ts";
+import { type DomainContext, readerOf } from "../context.ts";
 import { NotFoundError } from "../errors.ts";
 import type { Provenance } from "../provenance.ts";
 import type { PartyRef } from "../tenders/get-tender.ts";
@@ -77,7 +77,7 @@ export async function getCompany({
   ctx: DomainContext;
   input: { id: number };
 }): Promise<CompanyResult> {
-  const row = await findCompanyById(ctx.db, input.id);
+  const row = await findCompanyById(readerOf(ctx), input.id);
   if (!row) {
     throw new NotFoundError(
       `No company with id ${input.id}.`,
@@ -85,8 +85,8 @@ export async function getCompany({
     );
   }
   const [stats, notices] = await Promise.all([
-    readCompanyStats(ctx.db, row.id),
-    listAwardNotices(ctx.db, { winner: row.id }, COMPANY_PROVENANCE_AWARDS),
+    readCompanyStats(readerOf(ctx), row.id),
+    listAwardNotices(readerOf(ctx), { winner: row.id }, COMPANY_PROVENANCE_AWARDS),
   ]);
   // Rebuilt field by field: jsonb objects come back with their keys in jsonb's storage order.
   const identifiers = row.identifiers

@@ -7,7 +7,7 @@ import {
   toAwardWithTender,
 } from "../awards/award-with-tender.ts";
 import { FRAMEWORK_CEILING_CAVEAT } from "../caveats.ts";
-import type { DomainContext } from "../context.ts";
+import { type DomainContext, readerOf } from "../context.ts";
 import { NotFoundError } from "../errors.ts";
 import type { Provenance } from "../provenance.ts";
 
@@ -31,7 +31,7 @@ export async function listCompanyAwards({
   ctx: DomainContext;
   input: { id: number; page: number; size: number };
 }): Promise<CompanyAwardsResult> {
-  const total = await countCompanyAwards(ctx.db, input.id);
+  const total = await countCompanyAwards(readerOf(ctx), input.id);
   if (total === undefined) {
     throw new NotFoundError(
       `No company with id ${input.id}.`,
@@ -41,7 +41,7 @@ export async function listCompanyAwards({
   const offset = (input.page - 1) * input.size;
   const rows =
     offset < total
-      ? await listAwardsWithTender(ctx.db, { winner: input.id }, { limit: input.size, offset })
+      ? await listAwardsWithTender(readerOf(ctx), { winner: input.id }, { limit: input.size, offset })
       : [];
   return {
     awards: rows.map(toAwardWithTender),

@@ -1,20 +1,15 @@
 import {
-  countSearchRows,
-  partyIdsNamedLike,
+  hasSearchableWords,
+  SEARCH_WINDOW,
   type SearchFilters,
   type SearchKind,
   type SearchRowRecord,
-  searchRows,
+  searchPage,
   searchRowsByIds,
-  searchTextQuery,
 } from "../../db/queries/search.ts";
-import { searchDataVersion } from "../../db/queries/search-index.ts";
-import type { DomainContext } from "../context.ts";
+import { type DomainContext, readerOf } from "../context.ts";
 import { type Provenance, provenanceOf } from "../provenance.ts";
 import type { PartyRef } from "../tenders/get-tender.ts";
-import type { SearchIndex } from "./index/build-index.ts";
-import { queryIndex } from "./index/query-index.ts";
-import { orQueryText, parseTsqueryText } from "./index/text.ts";
 
 export interface SearchInput {
   q?: string;
@@ -47,21 +42,21 @@ export interface SearchRow {
 
 export interface SearchResult {
   rows: SearchRow[];
+  /** Matching rows, exact up to SEARCH_WINDOW; SEARCH_WINDOW (and `totalExact` false) when more match. */
   total: number;
+  totalExact: boolean;
   page: number;
   provenance: Provenance[];
   /** How many rows on this page carry a framework ceiling as value. */
   ceilings: number;
-  /** Which engine answered: the in-memory index or SQL (both give the same answer; docs/search.md). */
-  answeredFrom: "index" | "sql";
 }
 
 /**
  * Full-text and structured search over awards (default), tenders or contracts (awards whose contract is
- * signed). Text is Spanish, stemmed, accent- and case-insensitive and plain: quotes or operators typed by a
- * user are ordinary words, so no input makes the query fail; a text with no searchable word (stop words,
- * punctuation) matches nothing. Answered from the in-memory index when it is fresh, else in SQL; both give the
- * same rows, order and total (docs/search.md).
+ * signed), in SQL over the search relation (docs/search.md). Text is Spanish, stemmed, accent- and
+ * case-insensitive and plain: quotes or operators typed by a user are ordinary words, so no input makes the
+ * query fail; a text with no searchable word (stop words, punctuation) matches nothing. Totals are exact up to
+ * SEARCH_WINDOW rows; with a text query, the SEARCH_WINDOW newest matches are ranked by weighted text rank.
  */
 export async function searchNotices({
   ctx,
@@ -70,29 +65,22 @@ export async function searchNotices({
   ctx: DomainContext;
   input: SearchInput;
 }): Promise<SearchResult> {
+  const db = readerOf(ctx);
   const empty: SearchResult = {
     rows: [],
     total: 0,
+    totalExact: true,
     page: input.page,
     provenance: [],
     ceilings: 0,
-    answeredFrom: "sql",
   };
   const q = input.q?.trim() ? input.q.trim() : null;
-  if (q !== null && !/[\p{L}\p{N}]/u.test(q)) {
-    return empty;
-  }
-  const [text, version] = await Promise.all([
-    q === null ? null : searchTextQuery(ctx.db, q).then(parseTsqueryText),
-    ctx.searchIndex ? searchDataVersion(ctx.db) : null,
-  ]);
-  if (text !== null && text.words.length === 0) {
+  if (q !== null && !(/[\p{L}\p{N}]/u.test(q) && (await hasSearchableWords(db, q)))) {
     return empty;
   }
   const filters: SearchFilters = {
     kind: input.type,
     q,
-    rankQuery: text === null ? null : orQueryText(text.words),
     // A trailing check digit ("72000000-5") is accepted and ignored: CPV codes are stored without it.
     cpvPrefix: input.cpv ? (input.cpv.split("-")[0] ?? null) : null,
     buyer: input.buyer ?? null,
@@ -103,63 +91,16 @@ export async function searchNotices({
     limit: input.size,
     offset: (input.page - 1) * input.size,
   };
-  const index = version === null ? null : (ctx.searchIndex?.freshFor(version) ?? null);
-  const answer =
-    (index !== null && (text === null || text.conjunctive)
-      ? await searchIndexed(ctx, index, filters, text?.words ?? null)
-      : null) ?? (await searchInSql(ctx, filters));
+  const { ids, matched } = await searchPage(db, filters);
+  const records = await searchRowsByIds(db, input.type, ids);
   return {
-    rows: answer.records.map((record) => toSearchRow(input.type, record)),
-    total: answer.total,
+    rows: records.map((record) => toSearchRow(input.type, record)),
+    total: Math.min(matched, SEARCH_WINDOW),
+    totalExact: matched <= SEARCH_WINDOW,
     page: input.page,
-    provenance: provenanceFor(answer.records),
-    ceilings: answer.records.filter((r) => r.value_is_ceiling && r.value !== null).length,
-    answeredFrom: answer.from,
+    provenance: provenanceFor(records),
+    ceilings: records.filter((r) => r.value_is_ceiling && r.value !== null).length,
   };
-}
-
-interface Answer {
-  records: SearchRowRecord[];
-  total: number;
-  from: "index" | "sql";
-}
-
-async function searchInSql(ctx: DomainContext, filters: SearchFilters): Promise<Answer> {
-  const [records, total] = await Promise.all([searchRows(ctx.db, filters), countSearchRows(ctx.db, filters)]);
-  return { records, total, from: "sql" };
-}
-
-const DAY_MS = 86_400_000;
-const dayOf = (date: string | null) => (date === null ? null : Date.parse(`${date}T00:00:00Z`) / DAY_MS);
-
-/**
- * The page from the index, its rows read by id. Null (answer in SQL instead) when a row of the page no longer
- * exists: the data changed after the version was read.
- */
-async function searchIndexed(
-  ctx: DomainContext,
-  index: SearchIndex,
-  filters: SearchFilters,
-  words: string[] | null,
-): Promise<Answer | null> {
-  const [buyerIds, companyIds] = await Promise.all([
-    filters.buyer === null ? null : partyIdsNamedLike(ctx.db, "buyer", filters.buyer),
-    filters.company === null ? null : partyIdsNamedLike(ctx.db, "company", filters.company),
-  ]);
-  const { ids, total } = queryIndex(index, {
-    kind: filters.kind,
-    words,
-    cpvPrefix: filters.cpvPrefix,
-    region: filters.region,
-    buyerIds,
-    companyIds,
-    fromDay: dayOf(filters.from),
-    toDay: dayOf(filters.to),
-    offset: filters.offset,
-    limit: filters.limit,
-  });
-  const records = await searchRowsByIds(ctx.db, filters.kind, ids);
-  return records.length === ids.length ? { records, total, from: "index" } : null;
 }
 
 function toSearchRow(kind: SearchKind, r: SearchRowRecord): SearchRow {

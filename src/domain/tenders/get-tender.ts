@@ -1,7 +1,7 @@
 import { findLinkedNotices } from "../../db/queries/links.ts";
 import type { AwardRow, TenderRow } from "../../db/queries/tenders.ts";
 import { findTenderById, listAwardsByTender } from "../../db/queries/tenders.ts";
-import type { DomainContext } from "../context.ts";
+import { type DomainContext, readerOf } from "../context.ts";
 import { NotFoundError } from "../errors.ts";
 import { type Provenance, provenanceOf } from "../provenance.ts";
 
@@ -60,7 +60,7 @@ export async function getTender({
   ctx: DomainContext;
   input: { id: number };
 }): Promise<TenderResult> {
-  const row = await findTenderById(ctx.db, input.id);
+  const row = await findTenderById(readerOf(ctx), input.id);
   if (!row) {
     throw new NotFoundError(
       `No tender with id ${input.id}.`,
@@ -68,8 +68,8 @@ export async function getTender({
     );
   }
   const [awards, linked] = await Promise.all([
-    listAwardsByTender(ctx.db, row.id),
-    findLinkedNotices(ctx.db, row.id),
+    listAwardsByTender(readerOf(ctx), row.id),
+    findLinkedNotices(readerOf(ctx), row.id),
   ]);
   return {
     tender: toTender(row, awards.map(toAward)),

@@ -3,13 +3,22 @@ import { FRAMEWORK_CEILING_CAVEAT } from "../../../domain/caveats.ts";
 import { searchNotices } from "../../../domain/search/search-notices.ts";
 import { domainContext, type HttpDeps } from "../../deps.ts";
 import type { AppEnv } from "../../env.ts";
-import { envelope, envelopeSchema } from "../../envelope.ts";
+import { envelope, MetaSchema } from "../../envelope.ts";
 import { errorResponses } from "../../errors.ts";
 import { pricedOperation, servePaid } from "../../paid.ts";
 import { SearchQuerySchema } from "../../schemas/query.ts";
 import { SearchRowSchema } from "./schema.ts";
 
 const ENDPOINT = "GET /v1/search";
+
+/** Search's meta: page, total and total_exact are always present. */
+const SearchMetaSchema = MetaSchema.extend({
+  page: z.number().int(),
+  total: z.number().int().openapi({
+    description: "Matching rows: exact up to 10,000; when more match, 10,000 (and total_exact is false).",
+  }),
+  total_exact: z.boolean().openapi({ description: "Whether total is the exact count of matching rows." }),
+}).openapi("SearchMeta");
 
 const route = createRoute({
   method: "get",
@@ -22,11 +31,15 @@ const route = createRoute({
   responses: {
     200: {
       description:
-        "A page of rows. Order: with q, text rank then date then id; without, date (newest first, unknown last) " +
-        "then id, descending. The text rank is PostgreSQL's ts_rank against the query's words joined by OR " +
-        "(more occurrences in title and description rank higher). meta.total is exact; a page past the last " +
-        "is empty.",
-      content: { "application/json": { schema: envelopeSchema(z.array(SearchRowSchema)) } },
+        "A page of rows. Without q: date (newest first, unknown last), then id, descending. With q: the 10,000 " +
+        "newest matching rows are ranked by relevance (PostgreSQL ts_rank over a weighted vector: title words " +
+        "weigh 1.0, description words 0.1, so a title match outranks a description-only one), then date, " +
+        "then id. meta.total is exact up to 10,000 matching rows; above that it is 10,000 and " +
+        "meta.total_exact is false (narrow the filters to see further). Only the first 10,000 rows of an " +
+        "answer can be paged to; a page beyond them, or past the last row, is empty.",
+      content: {
+        "application/json": { schema: z.object({ data: z.array(SearchRowSchema), meta: SearchMetaSchema }) },
+      },
     },
     ...errorResponses(400, 402, 429, 500),
   },
@@ -38,15 +51,17 @@ export function registerSearch(app: OpenAPIHono<AppEnv>, deps: HttpDeps): void {
     const { value, priceCents } = await servePaid(c, deps, ENDPOINT, () =>
       searchNotices({ ctx: domainContext(c, deps), input }),
     );
+    const body = envelope(c, value.rows, {
+      priceCents,
+      paid: true,
+      provenance: value.provenance,
+      caveats: value.ceilings > 0 ? [FRAMEWORK_CEILING_CAVEAT] : undefined,
+    });
     return c.json(
-      envelope(c, value.rows, {
-        priceCents,
-        paid: true,
-        provenance: value.provenance,
-        page: value.page,
-        total: value.total,
-        caveats: value.ceilings > 0 ? [FRAMEWORK_CEILING_CAVEAT] : undefined,
-      }),
+      {
+        data: body.data,
+        meta: { ...body.meta, page: value.page, total: value.total, total_exact: value.totalExact },
+      },
       200,
     );
   });
