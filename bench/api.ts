@@ -278,7 +278,8 @@ export async function benchApi(args: Map<string, string>): Promise<void> {
         try {
           await load(env, awards, baseEntries);
         } catch (error) {
-          await cleanup();
+          // A half-loaded database must not be picked up by a later --reuse run.
+          await database.drop();
           throw error;
         }
       }
