@@ -292,12 +292,12 @@ await collect();
 const afterMix = reading();
 
 const searchCases = cases.filter((c) => c.endpoint === SEARCH && served.has(c.endpoint));
-/** Cycles through the search mix, one call at a time, until `done()` (checked between calls). */
-async function loop(done: () => boolean): Promise<WindowResult> {
+/** Cycles through the search mix, one call at a time, until `done(calls made)` (checked between calls). */
+async function loop(done: (calls: number) => boolean): Promise<WindowResult> {
   const started = performance.now();
   const ms: number[] = [];
   let errors = 0;
-  for (let i = 0; !done(); i++) {
+  for (let i = 0; !done(i); i++) {
     const c = searchCases[i % searchCases.length] as Case;
     const result = await call(c.endpoint, c.path(), true);
     ms.push(result.ms);
@@ -311,12 +311,11 @@ async function loop(done: () => boolean): Promise<WindowResult> {
 async function aroundIngest(dir: string): Promise<AroundIngest> {
   const before = await counts();
   const steady = performance.now();
-  // At least one pass over the whole mix, so that the window sees every query even when searches are slow.
-  let calls = 0;
-  const beforeWindow = await loop(() => {
-    calls += 1;
-    return calls > searchCases.length && performance.now() - steady >= windowMs;
-  });
+  // Whole passes over the mix (at least one), so that the baseline weighs every query alike even when searches
+  // are slow and a window holds only a few passes.
+  const beforeWindow = await loop(
+    (calls) => calls > 0 && calls % searchCases.length === 0 && performance.now() - steady >= windowMs,
+  );
 
   let peak = reading();
   const sampler = setInterval(() => {
