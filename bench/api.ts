@@ -1,5 +1,5 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { cpus, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { refreshStats } from "../src/analytics/refresh-stats.ts";
@@ -8,41 +8,32 @@ import { migrate } from "../src/db/migrate.ts";
 import { writeSyntheticFeed } from "../src/ingest/synthetic/feed.ts";
 import { createLogger } from "../src/lib/logger.ts";
 import { amplify } from "./amplify.ts";
-import { BENCH_PG_URL, freshPgDatabase, machineLine, markdownTable, REPO_ROOT, runWorker } from "./lib.ts";
+import type { CaseResult, MemoryReading, WorkerOutput } from "./api-types.ts";
+import {
+  BENCH_PG_URL,
+  freshPgDatabase,
+  machineLine,
+  markdownTable,
+  quantiles,
+  REPO_ROOT,
+  runWorker,
+} from "./lib.ts";
+import { highestSyntheticEntry, writeNewSyntheticEntries } from "./new-entries.ts";
 
 /**
  * `npm run bench -- api [--engines postgres,pglite] [--awards-postgres 1000000] [--awards-pglite 100000]
- *  [--reuse yes] [--repeats 30] [--search-index on,off]`
- * Loads the synthetic corpus (50,000 feed entries through the real ingestion pipeline, then replicated up to
- * the target number of awards), refreshes the aggregates, and times a fixed query mix per endpoint over HTTP.
- * `--reuse yes` keeps a PostgreSQL benchmark database between runs (dropped otherwise).
+ *  [--reuse yes] [--repeats 30] [--base-entries 50000] [--ingest-entries 10000] [--window-seconds 20]
+ *  [--pg-database pi_bench_api_<awards>]`
+ * Loads the synthetic corpus (`--base-entries` feed entries through the real ingestion pipeline, then replicated
+ * up to the target number of awards), refreshes the aggregates, and, in one worker process per engine, times
+ * GET /health (the floor every latency is also given as a multiple of), a fixed query mix per endpoint over
+ * HTTP, then the search mix before, during and just after an ingest of `--ingest-entries` new entries
+ * (0 skips it). `--reuse yes` keeps a PostgreSQL benchmark database between runs (dropped otherwise); each run
+ * adds its ingested entries to it.
  */
-interface CaseResult {
-  endpoint: string;
-  label: string;
-  first: number;
-  ms: number[];
-  status: number;
-}
-
-interface WorkerOutput {
-  results: CaseResult[];
-  indexBuild: {
-    seconds: number;
-    longestStallMs: number;
-    rssGrowthMb: number;
-    heapGrowthMb: number;
-    stats: Record<string, number> | null;
-    verified: number;
-  } | null;
-}
-
-const BASE_ENTRIES = 50_000;
-
-function percentile(sorted: number[], p: number): number {
-  const index = Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1);
-  return sorted[Math.max(0, index)] ?? Number.NaN;
-}
+const NEW_ENTRIES_SEED = 9643;
+/** Later than the base corpus (which ends 2026-06-30): the ingested entries are the newest. */
+const NEW_ENTRIES_NOW = new Date("2026-09-30T10:00:00.000Z");
 
 async function pgDatabaseExists(name: string): Promise<boolean> {
   const admin = new pg.Client({ connectionString: BENCH_PG_URL });
@@ -52,16 +43,16 @@ async function pgDatabaseExists(name: string): Promise<boolean> {
   return (rowCount ?? 0) > 0;
 }
 
-async function load(env: Record<string, string>, awards: number): Promise<void> {
+async function load(env: Record<string, string>, awards: number, baseEntries: number): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), "pi-bench-api-corpus-"));
   try {
-    await writeSyntheticFeed(dir, { entries: BASE_ENTRIES, seed: 643 });
+    await writeSyntheticFeed(dir, { entries: baseEntries, seed: 643 });
     const ingest = await runWorker<{ seconds: number; awards: number }>("bench/workers/ingest-placsp.ts", {
       ...env,
       BENCH_CORPUS_DIR: dir,
     });
     process.stdout.write(
-      `ingested ${BASE_ENTRIES} entries (${ingest.awards} awards) in ${ingest.seconds.toFixed(0)} s\n`,
+      `ingested ${baseEntries} entries (${ingest.awards} awards) in ${ingest.seconds.toFixed(0)} s\n`,
     );
   } finally {
     await rm(dir, { recursive: true, force: true });
@@ -78,8 +69,11 @@ async function load(env: Record<string, string>, awards: number): Promise<void> 
   }
 }
 
-/** Brings a (possibly reused) benchmark database to the current schema and recomputes every aggregate. */
-async function prepare(env: Record<string, string>): Promise<void> {
+/**
+ * Brings a (possibly reused) benchmark database to the current schema and recomputes every aggregate; returns
+ * the highest synthetic entry number stored, above which the entries ingested during the search loop go.
+ */
+async function prepare(env: Record<string, string>): Promise<number> {
   const db = await openDb({
     databaseUrl: env.DATABASE_URL || undefined,
     dataDir: env.DATA_DIR ?? "",
@@ -93,24 +87,42 @@ async function prepare(env: Record<string, string>): Promise<void> {
       `aggregates fully refreshed in ${((performance.now() - started) / 1000).toFixed(1)} s\n`,
     );
     await db.exec("ANALYZE");
+    return await highestSyntheticEntry(db);
   } finally {
     await db.close();
   }
 }
 
-function formatSection(title: string, { results, indexBuild }: WorkerOutput): string {
-  const rows = results.map((r) => {
-    const sorted = [...r.ms].sort((a, b) => a - b);
-    return [
-      r.endpoint,
-      r.label,
-      r.status,
-      r.first.toFixed(1),
-      percentile(sorted, 50).toFixed(1),
-      percentile(sorted, 95).toFixed(1),
-      percentile(sorted, 99).toFixed(1),
-    ];
-  });
+const f1 = (n: number) => (Number.isFinite(n) ? n.toFixed(1) : "–");
+const ratio = (n: number, floor: number) =>
+  Number.isFinite(n) && floor > 0 ? `${(n / floor).toFixed(1)}×` : "–";
+const mbText = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+
+function totalCell(r: CaseResult): string {
+  if (r.total === null) {
+    return "";
+  }
+  return r.totalExact === null
+    ? r.total.toLocaleString("en")
+    : `${r.total.toLocaleString("en")} (${r.totalExact ? "exact" : "capped"})`;
+}
+
+function memoryText(label: string, m: MemoryReading): string {
+  return `${label} RSS ${m.rssMb.toFixed(0)} MB, heap ${m.heapUsedMb.toFixed(0)} MB, external + array buffers ${m.externalMb.toFixed(0)} MB`;
+}
+
+function formatSection(
+  title: string,
+  out: WorkerOutput,
+  awardsTarget: number,
+  windowSeconds: string,
+): string {
+  const { results, health, around, memory, corpus, searchRows } = out;
+  const floor = quantiles(health.ms).p50;
+  const withRatios = (ms: number[]) => {
+    const q = quantiles(ms);
+    return [f1(q.p50), f1(q.p95), f1(q.p99), ratio(q.p50, floor), ratio(q.p95, floor), ratio(q.p99, floor)];
+  };
   const byEndpoint = new Map<string, { ms: number[]; first: number[] }>();
   for (const r of results) {
     const entry = byEndpoint.get(r.endpoint) ?? { ms: [], first: [] };
@@ -118,47 +130,141 @@ function formatSection(title: string, { results, indexBuild }: WorkerOutput): st
     entry.first.push(r.first);
     byEndpoint.set(r.endpoint, entry);
   }
-  const summary = [...byEndpoint].map(([endpoint, { ms, first }]) => {
-    const sorted = [...ms].sort((a, b) => a - b);
-    const firsts = [...first].sort((a, b) => a - b);
-    return [
-      endpoint,
-      sorted.length,
-      percentile(sorted, 50).toFixed(1),
-      percentile(sorted, 95).toFixed(1),
-      percentile(sorted, 99).toFixed(1),
-      percentile(firsts, 50).toFixed(1),
-      (firsts.at(-1) ?? Number.NaN).toFixed(1),
-    ];
-  });
-  return [
+  const floorQ = quantiles(health.ms);
+  const summary = [
+    [
+      health.endpoint,
+      health.ms.length,
+      f1(floorQ.p50),
+      f1(floorQ.p95),
+      f1(floorQ.p99),
+      "1.0×",
+      ratio(floorQ.p95, floor),
+      ratio(floorQ.p99, floor),
+      f1(health.first),
+      f1(health.first),
+    ],
+    ...[...byEndpoint].map(([endpoint, { ms, first }]) => {
+      const firsts = [...first].sort((a, b) => a - b);
+      return [
+        endpoint,
+        ms.length,
+        ...withRatios(ms),
+        f1(quantiles(firsts).p50),
+        f1(firsts.at(-1) ?? Number.NaN),
+      ];
+    }),
+  ];
+  const rows = results.map((r) => [
+    r.endpoint,
+    r.label,
+    r.status,
+    totalCell(r),
+    r.rows ?? "",
+    f1(r.first),
+    ...withRatios(r.ms),
+  ]);
+  const parts = [
     `## ${title}`,
     "",
-    ...(indexBuild
-      ? [
-          `Search index built in ${indexBuild.seconds.toFixed(1)} s (the longest stretch it held the event loop: ${indexBuild.longestStallMs.toFixed(0)} ms); after a full GC the process holds ${indexBuild.heapGrowthMb.toFixed(0)} MB more heap and array buffers (RSS +${indexBuild.rssGrowthMb.toFixed(0)} MB). Index: ${JSON.stringify(indexBuild.stats)}. Before timing, ${indexBuild.verified} searches of the mix were answered by the index exactly as by SQL (rows, order, total).`,
-          "",
-        ]
-      : []),
+    `Corpus: ${out.engine}, ${corpus.awards.toLocaleString("en")} awards (target ${awardsTarget.toLocaleString("en")}), ${corpus.tenders.toLocaleString("en")} tenders; ${corpus.text}.`,
+    "",
+    `Machine: ${machineLine()}, ${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, ${(totalmem() / 1024 ** 3).toFixed(0)} GB. Floor of this run (GET /health, free: HTTP, routing, one database round trip): p50 ${f1(floor)} ms; "× floor" columns divide by it.`,
+    "",
     markdownTable(
-      ["endpoint", "calls", "p50 ms", "p95 ms", "p99 ms", "first calls p50 ms", "first calls max ms"],
+      [
+        "endpoint",
+        "calls",
+        "p50 ms",
+        "p95 ms",
+        "p99 ms",
+        "p50 × floor",
+        "p95 × floor",
+        "p99 × floor",
+        "first calls p50 ms",
+        "first calls max ms",
+      ],
       summary,
     ),
     "",
-    markdownTable(["endpoint", "query", "status", "first call ms", "p50 ms", "p95 ms", "p99 ms"], rows),
-  ].join("\n");
+    markdownTable(
+      [
+        "endpoint",
+        "query",
+        "status",
+        "meta.total",
+        "rows",
+        "first call ms",
+        "p50 ms",
+        "p95 ms",
+        "p99 ms",
+        "p50 × floor",
+        "p95 × floor",
+        "p99 × floor",
+      ],
+      rows,
+    ),
+    "",
+  ];
+  if (around) {
+    const { windows, ingest } = around;
+    const shared =
+      out.engine === "pglite"
+        ? "On PGlite the ingest runs inside the API process and queries and the ingest share one connection (PGlite serialises them)."
+        : `On PostgreSQL the ingest runs in its own process against the same database${ingest.peakRssMb === null ? "" : ` (its peak RSS ${ingest.peakRssMb.toFixed(0)} MB)`}.`;
+    parts.push(
+      `Search around an ingest of ${ingest.entries.toLocaleString("en")} new synthetic entries (${ingest.entriesNew.toLocaleString("en")} new, ${ingest.entriesUpdated} updated, ${ingest.entriesUnchanged} unchanged, ${ingest.errors} errors: the feed carries several versions of some folders, and versions after a tender's first count as updated or unchanged; tenders ${around.tenders.before.toLocaleString("en")} → ${around.tenders.after.toLocaleString("en")}, awards ${around.awards.before.toLocaleString("en")} → ${around.awards.after.toLocaleString("en")}): ${Math.round(ingest.entriesPerSecond)} entries/s (${ingest.seconds.toFixed(1)} s including the aggregate refresh after it). ${shared} The search mix is cycled one call at a time: before (steady state: whole passes over the mix, at least ${windowSeconds} s), during the ingest (from its start to its end${out.engine === "postgres" ? ", its process's start-up included" : ""}), and for ${windowSeconds} s just after it.`,
+      "",
+      markdownTable(
+        [
+          "window",
+          "seconds",
+          "searches",
+          "non-200",
+          "p50 ms",
+          "p95 ms",
+          "p99 ms",
+          "p50 × floor",
+          "p95 × floor",
+          "p99 × floor",
+        ],
+        (
+          [
+            ["before (steady state)", windows.before],
+            ["during the ingest", windows.during],
+            ["just after", windows.after],
+          ] as const
+        ).map(([label, w]) => [label, w.seconds.toFixed(1), w.ms.length, w.errors, ...withRatios(w.ms)]),
+      ),
+      "",
+    );
+  }
+  parts.push(
+    `Memory of the API process${memory.gc ? " (after a full GC)" : ""}: ${memoryText("after load", memory.afterLoad)}; ${memoryText("after the mix", memory.afterMix)}${memory.peakDuringIngest ? `; peak during the ingest (sampled every 100 ms, no GC): ${memoryText("", memory.peakDuringIngest).trim()}` : ""}.`,
+  );
+  if (searchRows) {
+    parts.push(
+      "",
+      `search_rows: ${searchRows.rows.toLocaleString("en")} rows, ${mbText(searchRows.totalBytes)} in all (table ${mbText(searchRows.heapBytes)}); indexes: ${searchRows.indexes.map((i) => `${i.name} ${mbText(i.bytes)}`).join(", ") || "none"}.`,
+    );
+  }
+  return parts.join("\n");
 }
 
 export async function benchApi(args: Map<string, string>): Promise<void> {
   const engines = (args.get("engines") ?? "postgres,pglite").split(",");
   const reuse = args.get("reuse") === "yes";
+  const repeats = args.get("repeats") ?? "30";
+  const baseEntries = Number(args.get("base-entries") ?? "50000");
+  const ingestEntries = Number(args.get("ingest-entries") ?? "10000");
+  const windowSeconds = args.get("window-seconds") ?? "20";
   const sections: string[] = [];
   for (const engine of engines) {
     const awards = Number(args.get(`awards-${engine}`) ?? (engine === "postgres" ? 1_000_000 : 100_000));
     let env: Record<string, string>;
     let cleanup = async () => {};
     if (engine === "postgres") {
-      const name = `pi_bench_api_${awards}`;
+      const name = args.get("pg-database") ?? `pi_bench_api_${awards}`;
       if (reuse && (await pgDatabaseExists(name))) {
         const url = new URL(BENCH_PG_URL);
         url.pathname = `/${name}`;
@@ -166,37 +272,63 @@ export async function benchApi(args: Map<string, string>): Promise<void> {
       } else {
         const database = await freshPgDatabase(name);
         env = { DATABASE_URL: database.url, DATA_DIR: "" };
-        await load(env, awards);
         if (!reuse) {
           cleanup = () => database.drop();
+        }
+        try {
+          await load(env, awards, baseEntries);
+        } catch (error) {
+          // A half-loaded database must not be picked up by a later --reuse run.
+          await database.drop();
+          throw error;
         }
       }
     } else {
       const dataDir = await mkdtemp(join(tmpdir(), "pi-bench-api-pglite-"));
       env = { DATA_DIR: dataDir, DATABASE_URL: "" };
-      await load(env, awards);
       cleanup = () => rm(dataDir, { recursive: true, force: true });
-    }
-    try {
-      await prepare(env);
-      // `--search-index on,off` measures both engines of search on the same database.
-      for (const searchIndex of (args.get("search-index") ?? "on").split(",")) {
-        const measured = await runWorker<WorkerOutput>("bench/workers/api-queries.ts", {
-          ...env,
-          BENCH_REPEATS: args.get("repeats") ?? "30",
-          BENCH_SEARCH_INDEX: searchIndex,
-        });
-        const section = formatSection(
-          `${engine}, ${awards.toLocaleString("en")} awards, search index ${searchIndex}`,
-          measured,
-        );
-        sections.push(section);
-        process.stdout.write(`\n${section}\n`);
+      try {
+        await load(env, awards, baseEntries);
+      } catch (error) {
+        await cleanup();
+        throw error;
       }
+    }
+    const newDir = await mkdtemp(join(tmpdir(), "pi-bench-api-new-"));
+    try {
+      const highest = await prepare(env);
+      if (ingestEntries > 0) {
+        const started = performance.now();
+        const written = await writeNewSyntheticEntries(newDir, {
+          entries: ingestEntries,
+          seed: NEW_ENTRIES_SEED,
+          now: NEW_ENTRIES_NOW,
+          years: 0.25,
+          above: highest,
+        });
+        process.stdout.write(
+          `generated ${ingestEntries} new entries (${written.files} pages, ${(written.bytes / 1e6).toFixed(0)} MB, entry ids shifted by ${written.offset}) in ${((performance.now() - started) / 1000).toFixed(1)} s\n`,
+        );
+      }
+      const measured = await runWorker<WorkerOutput>("bench/workers/api-queries.ts", {
+        ...env,
+        BENCH_REPEATS: repeats,
+        BENCH_WINDOW_SECONDS: windowSeconds,
+        BENCH_NEW_CORPUS_DIR: ingestEntries > 0 ? newDir : "",
+      });
+      const section = formatSection(
+        `${engine}, ${awards.toLocaleString("en")} awards`,
+        measured,
+        awards,
+        windowSeconds,
+      );
+      sections.push(section);
+      process.stdout.write(`\n${section}\n`);
     } finally {
+      await rm(newDir, { recursive: true, force: true });
       await cleanup();
     }
   }
-  const report = `# api\n\n${machineLine()}; each query once ("first call": nothing cached by the service) then ${args.get("repeats") ?? "30"} times, one at a time over HTTP on 127.0.0.1, paid with dev tokens.\n\n${sections.join("\n\n")}\n`;
+  const report = `# api\n\n${machineLine()}; GET /health once then ${Math.max(Number(repeats), 100)} times, each query of the mix once ("first call": nothing cached by the service) then ${repeats} times, one at a time over HTTP on 127.0.0.1, paid with dev tokens; synthetic base corpus of ${baseEntries.toLocaleString("en")} feed entries (seed 643) replicated to the target; around-ingest windows of ${windowSeconds} s.\n\n${sections.join("\n\n")}\n`;
   await writeFile(join(REPO_ROOT, "bench/results/api.md"), report);
 }

@@ -1,6 +1,7 @@
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
+import type { Queryable } from "../src/db/client.ts";
 
 /** Shared helpers of the benchmarks. Timings live here and in bench/results, never in tests. */
 
@@ -53,4 +54,34 @@ export function markdownTable(header: string[], rows: (string | number)[][]): st
 
 export function machineLine(): string {
   return `Node ${process.version}, ${new Date().toISOString().slice(0, 10)}`;
+}
+
+/** Nearest-rank percentile of an ascending array (NaN when empty). */
+export function percentile(sorted: readonly number[], p: number): number {
+  const index = Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1);
+  return sorted[Math.max(0, index)] ?? Number.NaN;
+}
+
+/** p50, p95, p99 of a sample, in its unit. */
+export function quantiles(sample: readonly number[]): { p50: number; p95: number; p99: number } {
+  const sorted = [...sample].sort((a, b) => a - b);
+  return { p50: percentile(sorted, 50), p95: percentile(sorted, 95), p99: percentile(sorted, 99) };
+}
+
+/**
+ * What the benchmark needs from a corpus text description (bench/text-stats.ts provides it); an interface so the
+ * module can be stubbed or replaced without touching the harness.
+ */
+export interface TextStatsSource<S> {
+  corpusTextStats(db: Queryable): Promise<S>;
+  formatTextStats(stats: S): string;
+}
+
+/** The text line of the corpus, or why there is none (a failing description must not sink a long run). */
+export async function describeText<S>(source: TextStatsSource<S>, db: Queryable): Promise<string> {
+  try {
+    return source.formatTextStats(await source.corpusTextStats(db));
+  } catch (error) {
+    return `text stats unavailable (${error instanceof Error ? error.message : String(error)})`;
+  }
 }

@@ -2,14 +2,32 @@ import { serve } from "@hono/node-server";
 import { createApp } from "../../src/app.ts";
 import { loadConfig } from "../../src/config.ts";
 import { openDb } from "../../src/db/client.ts";
+import { ingestPlacsp } from "../../src/ingest/placsp/ingest-placsp.ts";
 import { createLogger } from "../../src/lib/logger.ts";
 import { createPayments } from "../../src/payments/index.ts";
+import type {
+  AroundIngest,
+  CaseResult,
+  IngestOutcome,
+  MemoryReading,
+  SearchRowsSize,
+  WindowResult,
+  WorkerOutput,
+} from "../api-types.ts";
+import { describeText, runWorker } from "../lib.ts";
+import * as textStats from "../text-stats.ts";
 
 /**
- * Serves the real app on 127.0.0.1 from the benchmark database and times a fixed query mix over HTTP, one
- * request at a time (latency, not throughput). Each call is paid with a dev token issued beforehand, so the
- * token's single-use check is part of every measured call, as in production.
+ * Serves the real app on 127.0.0.1 from the benchmark database and times, one request at a time (latency, not
+ * throughput): GET /health (the floor of this run: HTTP, routing and one database round trip), a fixed query mix
+ * per endpoint, then the search mix before, during and just after an ingest of new entries
+ * (BENCH_NEW_CORPUS_DIR; skipped when empty). Each paid call uses a dev token issued just before it (not timed),
+ * so the token's single-use check is part of every measured call, as in production.
+ *
+ * The ingest runs in its own process on PostgreSQL (bench/workers/ingest-placsp.ts, the same database), and
+ * inside this process on PGlite, where it shares the one connection with the queries.
  */
+const engine = process.env.DATABASE_URL ? "postgres" : "pglite";
 const db = await openDb({
   databaseUrl: process.env.DATABASE_URL || undefined,
   dataDir: process.env.DATA_DIR ?? "",
@@ -25,8 +43,31 @@ const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" });
 await new Promise((resolve) => server.once("listening", resolve));
 const address = server.address();
 const base = `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`;
+const repeats = Number(process.env.BENCH_REPEATS ?? "30");
+const windowMs = Number(process.env.BENCH_WINDOW_SECONDS ?? "20") * 1000;
+
+// Memory is read after a full collection when the worker runs with --expose-gc (runWorker does). Collections
+// run a few times with pauses: array buffers are released by finalizers after the collection.
+const gc = (globalThis as { gc?: () => void }).gc;
+const collect = async () => {
+  for (let i = 0; i < 3; i++) {
+    gc?.();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+};
+const mb = (bytes: number) => bytes / 1024 / 1024;
+const reading = (): MemoryReading => {
+  const m = process.memoryUsage();
+  return { rssMb: mb(m.rss), heapUsedMb: mb(m.heapUsed), externalMb: mb(m.external + m.arrayBuffers) };
+};
 
 const one = async <T>(sql: string): Promise<T> => (await db.query<T>(sql)).rows[0] as T;
+const counts = () =>
+  one<{ tenders: number; awards: number }>(
+    "SELECT (SELECT count(*) FROM tenders)::int AS tenders, (SELECT count(*) FROM awards)::int AS awards",
+  );
+const corpusCounts = await counts();
+const text = await describeText(textStats, db);
 const bigCompany = await one<{ id: number }>(
   "SELECT winner_company_id AS id FROM awards WHERE winner_company_id IS NOT NULL GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 1",
 );
@@ -42,11 +83,32 @@ const smallBuyer = await one<{ id: number }>(
 const maxTender = await one<{ id: number }>("SELECT max(id)::int AS id FROM tenders");
 const buyerName = await one<{ name: string }>(`SELECT name FROM buyers WHERE id = ${bigBuyer.id}`);
 const companyName = await one<{ name: string }>(`SELECT name FROM companies WHERE id = ${bigCompany.id}`);
+// The most frequent words of 4+ letters in the titles and descriptions of a sample of tenders, most frequent
+// first: a long query of words a user could plausibly type, whatever the synthetic vocabulary is.
+const commonWords = (
+  await db.query<{ word: string }>(
+    `SELECT word FROM (
+       SELECT regexp_split_to_table(lower(coalesce(title, '') || ' ' || coalesce(description, '')), '[^[:alnum:]áéíóúüñ]+') AS word
+         FROM (SELECT title, description FROM tenders ORDER BY id LIMIT 2000) sample
+     ) words
+     WHERE length(word) >= 4 AND word !~ '[0-9]'
+     GROUP BY word ORDER BY count(*) DESC, word LIMIT 60`,
+  )
+).rows.map((r) => r.word);
+const longQuery: string[] = [];
+for (const word of commonWords) {
+  if (longQuery.length === 25 || [...longQuery, word].join(" ").length > 200) {
+    break;
+  }
+  longQuery.push(word);
+}
 const served = new Set(
   (
     (await (await fetch(`${base}/v1/pricing`)).json()) as { data: { endpoints: { endpoint: string }[] } }
   ).data.endpoints.map((e) => e.endpoint),
 );
+await collect();
+const afterLoad = reading();
 
 // Deterministic pseudo-random tender ids.
 let seed = 7;
@@ -55,65 +117,70 @@ const nextTender = () => {
   return 1 + (seed % maxTender.id);
 };
 const fragment = (name: string) => name.split(" ").slice(0, 2).join(" ");
+const enc = encodeURIComponent;
 
 type Case = { endpoint: string; label: string; path: () => string };
+const SEARCH = "GET /v1/search";
 const cases: Case[] = [
-  { endpoint: "GET /v1/search", label: "no filter", path: () => "/v1/search" },
-  { endpoint: "GET /v1/search", label: "common word", path: () => "/v1/search?q=servicio" },
+  { endpoint: SEARCH, label: "no filter", path: () => "/v1/search" },
+  // Same request at the largest page: its meta.total is the whole corpus (capped where totals are capped).
+  { endpoint: SEARCH, label: "no filter, total capped", path: () => "/v1/search?size=100" },
+  { endpoint: SEARCH, label: "common word", path: () => "/v1/search?q=servicio" },
+  { endpoint: SEARCH, label: "common phrase", path: () => "/v1/search?q=mantenimiento%20de%20software" },
+  { endpoint: SEARCH, label: "rare word", path: () => "/v1/search?q=ciberseguridad" },
+  { endpoint: SEARCH, label: "no match", path: () => "/v1/search?q=zzyzx" },
   {
-    endpoint: "GET /v1/search",
-    label: "common phrase",
-    path: () => "/v1/search?q=mantenimiento%20de%20software",
+    endpoint: SEARCH,
+    label: `200-char q of common words (${longQuery.length} words, ${longQuery.join(" ").length} chars), every filter`,
+    path: () =>
+      `/v1/search?q=${enc(longQuery.join(" "))}&cpv=72&buyer=${enc(fragment(buyerName.name))}` +
+      `&company=${enc(fragment(companyName.name))}&region=ES&from=2019-01-01&to=2026-12-31`,
   },
-  { endpoint: "GET /v1/search", label: "rare word", path: () => "/v1/search?q=ciberseguridad" },
-  { endpoint: "GET /v1/search", label: "no match", path: () => "/v1/search?q=zzyzx" },
-  { endpoint: "GET /v1/search", label: "cpv 72", path: () => "/v1/search?cpv=72" },
-  { endpoint: "GET /v1/search", label: "cpv 48210000", path: () => "/v1/search?cpv=48210000" },
+  { endpoint: SEARCH, label: "cpv 72", path: () => "/v1/search?cpv=72" },
+  { endpoint: SEARCH, label: "cpv 48210000", path: () => "/v1/search?cpv=48210000" },
   {
-    endpoint: "GET /v1/search",
+    endpoint: SEARCH,
     label: "buyer fragment",
-    path: () => `/v1/search?buyer=${encodeURIComponent(fragment(buyerName.name))}`,
+    path: () => `/v1/search?buyer=${enc(fragment(buyerName.name))}`,
   },
   {
-    endpoint: "GET /v1/search",
+    endpoint: SEARCH,
     label: "company fragment",
-    path: () => `/v1/search?company=${encodeURIComponent(fragment(companyName.name))}`,
+    path: () => `/v1/search?company=${enc(fragment(companyName.name))}`,
   },
-  { endpoint: "GET /v1/search", label: "tenders, region", path: () => "/v1/search?type=tender&region=ES3" },
+  { endpoint: SEARCH, label: "tenders, region", path: () => "/v1/search?type=tender&region=ES3" },
   {
-    endpoint: "GET /v1/search",
+    endpoint: SEARCH,
     label: "contracts, dates",
     path: () => "/v1/search?type=contract&from=2023-01-01&to=2023-12-31",
   },
+  { endpoint: SEARCH, label: "q + cpv + dates", path: () => "/v1/search?q=servicio&cpv=72&from=2022-01-01" },
+  { endpoint: SEARCH, label: "deep page", path: () => "/v1/search?page=400&size=50" },
   {
-    endpoint: "GET /v1/search",
-    label: "q + cpv + dates",
-    path: () => "/v1/search?q=servicio&cpv=72&from=2022-01-01",
-  },
-  { endpoint: "GET /v1/search", label: "deep page", path: () => "/v1/search?page=400&size=50" },
-  {
-    endpoint: "GET /v1/search",
+    endpoint: SEARCH,
     label: "common word, deep page",
     path: () => "/v1/search?q=servicio&page=500&size=100",
   },
+  // Rows 10,001-10,100: past the 10,000 newest matches a ranked search looks at (an empty page there).
+  { endpoint: SEARCH, label: "q, page past 10,000", path: () => "/v1/search?q=servicio&size=100&page=101" },
   {
-    endpoint: "GET /v1/search",
+    endpoint: SEARCH,
     label: "tenders, company fragment",
-    path: () => `/v1/search?type=tender&company=${encodeURIComponent(fragment(companyName.name))}`,
+    path: () => `/v1/search?type=tender&company=${enc(fragment(companyName.name))}`,
   },
   {
-    endpoint: "GET /v1/search",
+    endpoint: SEARCH,
     label: "contracts, word + region",
     path: () => "/v1/search?type=contract&q=suministro&region=ES",
   },
   // One search, a page picked at random on each call (what a client paging through results does).
   {
-    endpoint: "GET /v1/search",
+    endpoint: SEARCH,
     label: "common word, random pages",
     path: () => `/v1/search?q=servicio&page=${1 + (nextTender() % 200)}`,
   },
   {
-    endpoint: "GET /v1/search",
+    endpoint: SEARCH,
     label: "cpv 72, random pages",
     path: () => `/v1/search?cpv=72&page=${1 + (nextTender() % 200)}`,
   },
@@ -146,32 +213,216 @@ const cases: Case[] = [
   },
 ];
 
-const repeats = Number(process.env.BENCH_REPEATS ?? "30");
-const results: { endpoint: string; label: string; first: number; ms: number[]; status: number }[] = [];
-for (const c of cases.filter((c) => served.has(c.endpoint))) {
-  const ms: number[] = [];
-  let status = 0;
-  let first = 0;
-  for (let i = -1; i < repeats; i++) {
+interface Call {
+  ms: number;
+  status: number;
+  body: ArrayBuffer;
+}
+
+/** One call: a dev token for a paid endpoint (not timed), then the request, timed until its body is read. */
+async function call(endpoint: string, path: string, paid: boolean): Promise<Call> {
+  const headers: Record<string, string> = {};
+  if (paid) {
     const faucet = await fetch(`${base}/v1/dev-faucet`, {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ endpoint: c.endpoint }),
+      body: JSON.stringify({ endpoint }),
     });
-    const { token } = (await faucet.json()) as { token: string };
-    const started = performance.now();
-    const res = await fetch(`${base}${c.path()}`, { headers: { "x-payment": token } });
-    await res.arrayBuffer();
-    const elapsed = performance.now() - started;
-    status = res.status;
+    headers["x-payment"] = ((await faucet.json()) as { token: string }).token;
+  }
+  const started = performance.now();
+  const res = await fetch(`${base}${path}`, { headers });
+  const body = await res.arrayBuffer();
+  return { ms: performance.now() - started, status: res.status, body };
+}
+
+/** What the reader needs to see about a response: meta.total and meta.total_exact (when sent), rows on the page. */
+function describe(body: ArrayBuffer): Pick<CaseResult, "total" | "totalExact" | "rows"> {
+  try {
+    const json = JSON.parse(new TextDecoder().decode(body)) as {
+      data?: unknown;
+      meta?: { total?: unknown; total_exact?: unknown };
+    };
+    return {
+      total: typeof json.meta?.total === "number" ? json.meta.total : null,
+      totalExact: typeof json.meta?.total_exact === "boolean" ? json.meta.total_exact : null,
+      rows: Array.isArray(json.data) ? json.data.length : null,
+    };
+  } catch {
+    return { total: null, totalExact: null, rows: null };
+  }
+}
+
+/** Each query once ("first call": nothing cached by the service), then `times` more. */
+async function measure(c: Case, times: number, paid = true): Promise<CaseResult> {
+  const ms: number[] = [];
+  let first = 0;
+  let last: Call | undefined;
+  for (let i = -1; i < times; i++) {
+    last = await call(c.endpoint, c.path(), paid);
     if (i >= 0) {
-      ms.push(elapsed);
+      ms.push(last.ms);
     } else {
-      first = elapsed;
+      first = last.ms;
     }
   }
-  results.push({ endpoint: c.endpoint, label: c.label, first, ms, status });
+  const status = last?.status ?? 0;
+  return {
+    endpoint: c.endpoint,
+    label: c.label,
+    first,
+    ms,
+    status,
+    ...(last ? describe(last.body) : { total: null, totalExact: null, rows: null }),
+  };
 }
+
+// The floor: a free call through the same stack (more samples than the mix: it is cheap and every ratio uses it).
+const health = await measure(
+  { endpoint: "GET /health", label: "floor", path: () => "/health" },
+  Math.max(repeats, 100),
+  false,
+);
+
+const results: CaseResult[] = [];
+for (const c of cases.filter((c) => served.has(c.endpoint))) {
+  results.push(await measure(c, repeats));
+}
+await collect();
+const afterMix = reading();
+
+const searchCases = cases.filter((c) => c.endpoint === SEARCH && served.has(c.endpoint));
+/** Cycles through the search mix, one call at a time, until `done(calls made)` (checked between calls). */
+async function loop(done: (calls: number) => boolean): Promise<WindowResult> {
+  const started = performance.now();
+  const ms: number[] = [];
+  let errors = 0;
+  for (let i = 0; !done(i); i++) {
+    const c = searchCases[i % searchCases.length] as Case;
+    const result = await call(c.endpoint, c.path(), true);
+    ms.push(result.ms);
+    if (result.status !== 200) {
+      errors += 1;
+    }
+  }
+  return { seconds: (performance.now() - started) / 1000, ms, errors };
+}
+
+async function aroundIngest(dir: string): Promise<AroundIngest> {
+  const before = await counts();
+  const steady = performance.now();
+  // Whole passes over the mix (at least one), so that the baseline weighs every query alike even when searches
+  // are slow and a window holds only a few passes.
+  const beforeWindow = await loop(
+    (calls) => calls > 0 && calls % searchCases.length === 0 && performance.now() - steady >= windowMs,
+  );
+
+  let peak = reading();
+  const sampler = setInterval(() => {
+    const r = reading();
+    peak = {
+      rssMb: Math.max(peak.rssMb, r.rssMb),
+      heapUsedMb: Math.max(peak.heapUsedMb, r.heapUsedMb),
+      externalMb: Math.max(peak.externalMb, r.externalMb),
+    };
+  }, 100);
+  let finished = false;
+  const ingestStarted = performance.now();
+  const ingest: Promise<IngestOutcome> = (
+    engine === "postgres"
+      ? runWorker<IngestOutcome>("bench/workers/ingest-placsp.ts", {
+          DATABASE_URL: process.env.DATABASE_URL ?? "",
+          DATA_DIR: "",
+          BENCH_CORPUS_DIR: dir,
+        })
+      : ingestPlacsp(
+          { db, log, now },
+          {
+            source: dir,
+            feed: "643",
+            since: null,
+            maxPages: null,
+            batchSize: 500,
+            http: { userAgent: "bench", timeoutMs: 1000, retries: 0, baseDelayMs: 1, maxDelayMs: 1 },
+          },
+        ).then((summary) => {
+          const seconds = (performance.now() - ingestStarted) / 1000;
+          const entries = summary.entriesNew + summary.entriesUpdated + summary.entriesUnchanged;
+          return {
+            entries,
+            entriesNew: summary.entriesNew,
+            entriesUpdated: summary.entriesUpdated,
+            entriesUnchanged: summary.entriesUnchanged,
+            errors: summary.errors,
+            seconds,
+            entriesPerSecond: entries / seconds,
+            peakRssMb: null,
+          };
+        })
+  ).finally(() => {
+    finished = true;
+  });
+  const [duringWindow, outcome] = await Promise.all([loop(() => finished), ingest]);
+  clearInterval(sampler);
+  const ended = performance.now();
+  const afterWindow = await loop(() => performance.now() - ended >= windowMs);
+  const after = await counts();
+  if (outcome.entriesNew === 0 || after.tenders <= before.tenders) {
+    throw new Error(
+      `the ingest during the search loop added nothing new (entries_new ${outcome.entriesNew}, tenders ${before.tenders} -> ${after.tenders}): it would measure nothing`,
+    );
+  }
+  return {
+    windows: { before: beforeWindow, during: duringWindow, after: afterWindow },
+    ingest: { ...outcome, processSeconds: (ended - ingestStarted) / 1000 },
+    tenders: { before: before.tenders, after: after.tenders },
+    awards: { before: before.awards, after: after.awards },
+    peakDuringIngest: peak,
+  };
+}
+
+const newCorpus = process.env.BENCH_NEW_CORPUS_DIR ?? "";
+const around = newCorpus && searchCases.length > 0 ? await aroundIngest(newCorpus) : null;
+
+/** The denormalized search table and its indexes, when the schema has one (PostgreSQL-only search design). */
+async function searchRowsSize(): Promise<SearchRowsSize | null> {
+  const exists = await one<{ present: boolean }>("SELECT to_regclass('search_rows') IS NOT NULL AS present");
+  if (!exists.present) {
+    return null;
+  }
+  const table = await one<{ total: string; heap: string; rows: string }>(
+    `SELECT pg_total_relation_size('search_rows')::text AS total, pg_relation_size('search_rows')::text AS heap,
+            (SELECT count(*) FROM search_rows)::text AS rows`,
+  );
+  const indexes = (
+    await db.query<{ name: string; bytes: string }>(
+      `SELECT indexname AS name, pg_relation_size(format('%I.%I', schemaname, indexname)::regclass)::text AS bytes
+         FROM pg_indexes WHERE tablename = 'search_rows' ORDER BY 2::bigint DESC, 1`,
+    )
+  ).rows;
+  return {
+    rows: Number(table.rows),
+    totalBytes: Number(table.total),
+    heapBytes: Number(table.heap),
+    indexes: indexes.map((i) => ({ name: i.name, bytes: Number(i.bytes) })),
+  };
+}
+let searchRows: SearchRowsSize | null = null;
+try {
+  searchRows = await searchRowsSize();
+} catch {
+  searchRows = null;
+}
+
 server.close();
 await db.close();
-process.stdout.write(`${JSON.stringify({ results, indexBuild: null })}\n`);
+const output: WorkerOutput = {
+  engine,
+  corpus: { ...corpusCounts, text },
+  health,
+  results,
+  around,
+  memory: { afterLoad, afterMix, peakDuringIngest: around?.peakDuringIngest ?? null, gc: gc !== undefined },
+  searchRows,
+};
+process.stdout.write(`${JSON.stringify(output)}\n`);

@@ -4,8 +4,9 @@ import { ingestPlacsp } from "../../src/ingest/placsp/ingest-placsp.ts";
 import { createLogger } from "../../src/lib/logger.ts";
 
 /**
- * Ingests a pre-generated synthetic corpus directory into an empty database and reports entries/s and this
- * process's peak RSS. Run by bench/ingest-placsp.ts, one process per measurement.
+ * Ingests a pre-generated synthetic corpus directory and reports entries/s (new, updated, unchanged) and this
+ * process's peak RSS. Run by bench/ingest-placsp.ts into an empty database, one process per measurement, and by
+ * the API benchmark's worker into the database it is serving (PostgreSQL), to time searches during an ingest.
  */
 const dir = process.env.BENCH_CORPUS_DIR ?? "";
 const db = await openDb({
@@ -37,6 +38,9 @@ const entries = summary.entriesNew + summary.entriesUpdated + summary.entriesUnc
 process.stdout.write(
   `${JSON.stringify({
     entries,
+    entriesNew: summary.entriesNew,
+    entriesUpdated: summary.entriesUpdated,
+    entriesUnchanged: summary.entriesUnchanged,
     errors: summary.errors,
     seconds,
     entriesPerSecond: entries / seconds,
