@@ -87,7 +87,9 @@ export async function canonicalDump(db: Db): Promise<string> {
     "SELECT source, source_ref, deleted_at, reason FROM tender_tombstones ORDER BY source_ref, deleted_at",
     // The search relation, with ids replaced by the keys they stand for (ids depend on arrival order).
     `SELECT s.kind, t.source_ref, a.award_key, s.date, s.tsv::text AS tsv, s.cpv_prefixes, s.nuts, b.name AS buyer,
-            c.name AS company, s.value, s.currency
+            c.name AS company,
+            (SELECT array_agg(w.name ORDER BY w.name) FROM companies w WHERE w.id = ANY(s.company_ids)) AS winners,
+            s.value, s.currency
        FROM search_rows s
        JOIN tenders t ON t.id = s.tender_id
        LEFT JOIN awards a ON s.kind <> 'tender' AND a.id = s.id

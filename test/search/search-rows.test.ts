@@ -35,7 +35,8 @@ async function search(query: string, db: Db = t.db, readDb?: Queryable): Promise
 /** The relation's rows as the keys they stand for, for comparisons. */
 async function searchRows(db: Queryable): Promise<string> {
   const { rows } = await db.query(
-    `SELECT kind, id, tender_id, date, tsv::text AS tsv, cpv_prefixes, nuts, buyer_id, company_id, value, currency
+    `SELECT kind, id, tender_id, date, tsv::text AS tsv, cpv_prefixes, nuts, buyer_id, company_id, company_ids, value,
+            currency
        FROM search_rows ORDER BY kind, id`,
   );
   return JSON.stringify(rows);

@@ -35,18 +35,32 @@ CREATE TABLE search_rows (
   buyer_id     bigint,
   -- The winner ('award', 'contract'); null on tender rows.
   company_id   bigint,
+  -- The winners of the tender's searchable awards, ascending ('tender' rows; null on the others): "tenders won
+  -- by" is then a condition on the row itself.
+  company_ids  bigint[],
   value        numeric(20, 2),
   currency     text,
   PRIMARY KEY (kind, id)
 );
--- List order (date descending, unknown dates last, id descending) per kind, alone and after a party.
-CREATE INDEX search_rows_list_idx ON search_rows (kind, date DESC NULLS LAST, id DESC);
+-- List order (date descending, unknown dates last, id descending) per kind. It carries the party and region
+-- columns so that a broad filtered search walks the index alone (an index-only scan on all-visible pages)
+-- until it has its window of rows, instead of fetching every row it tests from the heap.
+CREATE INDEX search_rows_list_idx ON search_rows (kind, date DESC NULLS LAST, id DESC)
+  INCLUDE (buyer_id, company_id, nuts, company_ids);
+-- A party's rows in list order (a small party's window is a range of this index).
 CREATE INDEX search_rows_buyer_idx ON search_rows (kind, buyer_id, date DESC NULLS LAST, id DESC);
 CREATE INDEX search_rows_company_idx ON search_rows (kind, company_id, date DESC NULLS LAST, id DESC);
+CREATE INDEX search_rows_tender_companies_idx ON search_rows USING gin (company_ids) WHERE kind = 'tender';
 CREATE INDEX search_rows_nuts_idx ON search_rows (kind, nuts text_pattern_ops);
 CREATE INDEX search_rows_tender_idx ON search_rows (tender_id);
-CREATE INDEX search_rows_tsv_idx ON search_rows USING gin (tsv);
-CREATE INDEX search_rows_cpv_idx ON search_rows USING gin (cpv_prefixes);
+-- Text and CPV prefixes, one GIN index per kind: a search reads one kind, and a shared index would have to be
+-- intersected with every row of the kind (a bitmap of a million entries at a million awards).
+CREATE INDEX search_rows_award_tsv_idx ON search_rows USING gin (tsv) WHERE kind = 'award';
+CREATE INDEX search_rows_contract_tsv_idx ON search_rows USING gin (tsv) WHERE kind = 'contract';
+CREATE INDEX search_rows_tender_tsv_idx ON search_rows USING gin (tsv) WHERE kind = 'tender';
+CREATE INDEX search_rows_award_cpv_idx ON search_rows USING gin (cpv_prefixes) WHERE kind = 'award';
+CREATE INDEX search_rows_contract_cpv_idx ON search_rows USING gin (cpv_prefixes) WHERE kind = 'contract';
+CREATE INDEX search_rows_tender_cpv_idx ON search_rows USING gin (cpv_prefixes) WHERE kind = 'tender';
 
 -- Whether a tender's rows are searchable. A procedure published on both sources is answered once, by its
 -- canonical (PLACSP) side (docs/linking.md). A tombstoned folder leaves search unless upstream closed it
@@ -64,13 +78,17 @@ CREATE OR REPLACE FUNCTION search_rows_refresh(tender_ids bigint[]) RETURNS void
   LANGUAGE sql AS $$
   WITH desired AS (
     SELECT 'tender'::text AS kind, t.id, t.id AS tender_id, t.publication_date AS date, t.tsv, t.cpv_prefixes,
-           t.nuts, t.buyer_id, NULL::bigint AS company_id, t.estimated_value AS value, t.currency
+           t.nuts, t.buyer_id, NULL::bigint AS company_id,
+           ARRAY(SELECT DISTINCT w.winner_company_id FROM awards w
+                  WHERE w.tender_id = t.id AND NOT w.superseded AND w.winner_company_id IS NOT NULL
+                  ORDER BY 1) AS company_ids,
+           t.estimated_value AS value, t.currency
       FROM (SELECT DISTINCT unnest(tender_ids) AS id) AS u
       JOIN tenders t ON t.id = u.id
      WHERE tender_searchable(t.linked_to, t.deleted_at, t.deletion_reason)
     UNION ALL
     SELECT k.kind, a.id, a.tender_id, CASE k.kind WHEN 'award' THEN a.award_date ELSE a.start_date END, t.tsv,
-           t.cpv_prefixes, t.nuts, a.buyer_id, a.winner_company_id, a.value, a.currency
+           t.cpv_prefixes, t.nuts, a.buyer_id, a.winner_company_id, NULL::bigint[], a.value, a.currency
       FROM (SELECT DISTINCT unnest(tender_ids) AS id) AS u
       JOIN tenders t ON t.id = u.id
       JOIN awards a ON a.tender_id = t.id
@@ -85,17 +103,20 @@ CREATE OR REPLACE FUNCTION search_rows_refresh(tender_ids bigint[]) RETURNS void
      WHERE s.tender_id = u.id
        AND NOT EXISTS (SELECT 1 FROM desired d WHERE d.kind = s.kind AND d.id = s.id)
   )
-  INSERT INTO search_rows AS s (kind, id, tender_id, date, tsv, cpv_prefixes, nuts, buyer_id, company_id, value,
-                                currency)
-  SELECT kind, id, tender_id, date, tsv, cpv_prefixes, nuts, buyer_id, company_id, value, currency FROM desired
+  INSERT INTO search_rows AS s (kind, id, tender_id, date, tsv, cpv_prefixes, nuts, buyer_id, company_id,
+                                company_ids, value, currency)
+  SELECT kind, id, tender_id, date, tsv, cpv_prefixes, nuts, buyer_id, company_id, company_ids, value, currency
+    FROM desired
   ON CONFLICT (kind, id) DO UPDATE
      SET tender_id = excluded.tender_id, date = excluded.date, tsv = excluded.tsv,
          cpv_prefixes = excluded.cpv_prefixes, nuts = excluded.nuts, buyer_id = excluded.buyer_id,
-         company_id = excluded.company_id, value = excluded.value, currency = excluded.currency
-   WHERE (s.tender_id, s.date, s.tsv, s.cpv_prefixes, s.nuts, s.buyer_id, s.company_id, s.value, s.currency)
+         company_id = excluded.company_id, company_ids = excluded.company_ids, value = excluded.value,
+         currency = excluded.currency
+   WHERE (s.tender_id, s.date, s.tsv, s.cpv_prefixes, s.nuts, s.buyer_id, s.company_id, s.company_ids, s.value,
+          s.currency)
          IS DISTINCT FROM
          (excluded.tender_id, excluded.date, excluded.tsv, excluded.cpv_prefixes, excluded.nuts, excluded.buyer_id,
-          excluded.company_id, excluded.value, excluded.currency)
+          excluded.company_id, excluded.company_ids, excluded.value, excluded.currency)
 $$;
 
 -- Statement triggers with transition tables: one refresh per statement for the tenders it touched. Updates

@@ -20,9 +20,9 @@ export interface SearchFilters {
   q: string | null;
   /** 2..8 digits, check digit already removed. */
   cpvPrefix: string | null;
-  /** Name fragments, matched on the folded aliases of the party. */
-  buyer: string | null;
-  company: string | null;
+  /** The buyers and companies whose names match the fragments asked for (`partyIdsNamedLike`). */
+  buyerIds: number[] | null;
+  companyIds: number[] | null;
   /** NUTS prefix, upper case. */
   region: string | null;
   from: string | null;
@@ -65,9 +65,23 @@ class Params {
   }
 }
 
+/**
+ * The kind as a SQL literal, from this fixed table only: written into the statement (not bound) so that the
+ * planner always sees it and can use the per-kind partial indexes of migration 0015.
+ */
+const KIND_LITERAL: Record<SearchKind, string> = {
+  award: "'award'",
+  contract: "'contract'",
+  tender: "'tender'",
+};
+
 /** The filters as conditions on `search_rows s`; the text query's expression when there is one. */
 function whereClause(filters: SearchFilters, params: Params): { where: string[]; query: string | null } {
-  const where = [`s.kind = ${params.add(filters.kind)}`];
+  const kind = KIND_LITERAL[filters.kind];
+  if (kind === undefined) {
+    throw new Error(`unknown search kind: ${String(filters.kind)}`);
+  }
+  const where = [`s.kind = ${kind}`];
   let query: string | null = null;
   if (filters.q !== null) {
     query = `plainto_tsquery('spanish', immutable_unaccent(${params.add(filters.q)}))`;
@@ -80,17 +94,16 @@ function whereClause(filters: SearchFilters, params: Params): { where: string[];
     // LIKE prefix on a text_pattern_ops index; the value holds letters and digits only (validated).
     where.push(`s.nuts LIKE ${params.add(filters.region)} || '%'`);
   }
-  if (filters.buyer !== null) {
-    where.push(`s.buyer_id IN (${partiesNamedLike("buyer", params.add(filters.buyer))})`);
+  if (filters.buyerIds !== null) {
+    where.push(`s.buyer_id = ANY(${params.add(filters.buyerIds)}::bigint[])`);
   }
-  if (filters.company !== null) {
-    const companies = partiesNamedLike("company", params.add(filters.company));
+  if (filters.companyIds !== null) {
+    const companies = params.add(filters.companyIds);
     where.push(
       filters.kind === "tender"
         ? // A tender row matches when one of the tender's searchable awards went to the company.
-          `EXISTS (SELECT 1 FROM search_rows w
-                    WHERE w.kind = 'award' AND w.tender_id = s.tender_id AND w.company_id IN (${companies}))`
-        : `s.company_id IN (${companies})`,
+          `s.company_ids && ${companies}::bigint[]`
+        : `s.company_id = ANY(${companies}::bigint[])`,
     );
   }
   if (filters.from !== null) {
@@ -187,12 +200,19 @@ export async function hasSearchableWords(db: Queryable, q: string): Promise<bool
   return (rows[0]?.words ?? 0) > 0;
 }
 
-/**
- * The ids of the parties one of whose names contains the fragment, compared folded (lower case, no accents,
- * punctuation as spaces; stored in alias_folded, with a trigram index). `param` is the fragment's placeholder.
- */
-function partiesNamedLike(party: "buyer" | "company", param: string): string {
+/** Ids of the buyers or companies published under a name containing the fragment (folded), ascending. */
+export async function partyIdsNamedLike(
+  db: Queryable,
+  party: "buyer" | "company",
+  fragment: string,
+): Promise<number[]> {
+  // Names are compared folded (lower case, no accents, punctuation as spaces) against every alias, through
+  // the stored folded form and its trigram index (migration 0014).
   const [table, column] =
     party === "buyer" ? ["buyer_aliases", "buyer_id"] : ["company_aliases", "company_id"];
-  return `SELECT p.${column} FROM ${table} p WHERE p.alias_folded LIKE '%' || fold_name(${param}) || '%'`;
+  const { rows } = await db.query<{ id: number }>(
+    `SELECT DISTINCT ${column} AS id FROM ${table} WHERE alias_folded LIKE '%' || fold_name($1) || '%' ORDER BY 1`,
+    [fragment],
+  );
+  return rows.map((row) => row.id);
 }

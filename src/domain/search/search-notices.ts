@@ -1,5 +1,6 @@
 import {
   hasSearchableWords,
+  partyIdsNamedLike,
   SEARCH_WINDOW,
   type SearchFilters,
   type SearchKind,
@@ -78,13 +79,20 @@ export async function searchNotices({
   if (q !== null && !(/[\p{L}\p{N}]/u.test(q) && (await hasSearchableWords(db, q)))) {
     return empty;
   }
+  const [buyerIds, companyIds] = await Promise.all([
+    input.buyer ? partyIdsNamedLike(db, "buyer", input.buyer) : null,
+    input.company ? partyIdsNamedLike(db, "company", input.company) : null,
+  ]);
+  if (buyerIds?.length === 0 || companyIds?.length === 0) {
+    return empty; // no party goes by that name
+  }
   const filters: SearchFilters = {
     kind: input.type,
     q,
     // A trailing check digit ("72000000-5") is accepted and ignored: CPV codes are stored without it.
     cpvPrefix: input.cpv ? (input.cpv.split("-")[0] ?? null) : null,
-    buyer: input.buyer ?? null,
-    company: input.company ?? null,
+    buyerIds,
+    companyIds,
     region: input.region ? input.region.toUpperCase() : null,
     from: input.from ?? null,
     to: input.to ?? null,
