@@ -56,8 +56,9 @@ export interface TextStatsOptions {
 
 const SPLIT = "'[^a-z0-9]+'";
 
-function words(expr: string): string {
-  return `(SELECT count(*) FROM regexp_split_to_table(${expr}, ${SPLIT}) w WHERE w <> '')::int`;
+/** The words of a text column as an array (empty when null). */
+function wordArray(column: string): string {
+  return `array_remove(regexp_split_to_array(immutable_unaccent(lower(coalesce(${column}, ''))), ${SPLIT}), '')`;
 }
 
 export async function corpusTextStats(db: Queryable, options: TextStatsOptions = {}): Promise<TextStats> {
@@ -74,11 +75,8 @@ export async function corpusTextStats(db: Queryable, options: TextStatsOptions =
   const max = options.maxTenders ?? 2_000_000;
   // 1 in `every` tenders, chosen by a hash of the id: the same sample on every run over the same ids.
   const every = Math.max(1, Math.ceil(total / max));
-  const sampleWhere = every > 1 ? [...where, `abs(hashint8(id::int8)) % ${every} = 0`] : where;
+  const sampleWhere = every > 1 ? [...where, `(hashint8(id::int8) & 2147483647) % ${every} = 0`] : where;
   const sample = sampleWhere.length > 0 ? `WHERE ${sampleWhere.join(" AND ")}` : "";
-  const texts = `SELECT id, tsv, immutable_unaccent(lower(coalesce(title, ''))) AS ti,
-                        immutable_unaccent(lower(coalesce(description, ''))) AS de
-                   FROM tenders ${sample}`;
   const dist = (col: string) =>
     `json_build_object('mean', coalesce(avg(${col}), 0), 'p50', coalesce(percentile_disc(0.5) WITHIN GROUP (ORDER BY ${col}), 0),
                        'p90', coalesce(percentile_disc(0.9) WITHIN GROUP (ORDER BY ${col}), 0))`;
@@ -90,10 +88,11 @@ export async function corpusTextStats(db: Queryable, options: TextStatsOptions =
     description_words: Distribution;
     with_description: number;
   }>(
-    `WITH t AS (${texts}), per AS (
-       SELECT ${words("ti")} AS title_words, ${words("de")} AS description_words,
-              (SELECT count(DISTINCT w) FROM regexp_split_to_table(ti || ' ' || de, ${SPLIT}) w WHERE w <> '')::int
-                AS distinct_words
+    `WITH t AS MATERIALIZED (
+       SELECT ${wordArray("title")} AS ti, ${wordArray("description")} AS de FROM tenders ${sample}
+     ), per AS (
+       SELECT cardinality(ti) AS title_words, cardinality(de) AS description_words,
+              (SELECT count(DISTINCT w) FROM unnest(ti || de) w)::int AS distinct_words
          FROM t
      )
      SELECT count(*)::int AS measured, ${dist("title_words + description_words")} AS words,
@@ -103,9 +102,13 @@ export async function corpusTextStats(db: Queryable, options: TextStatsOptions =
        FROM per`,
     params,
   );
+  // SELECT DISTINCT (hashed, parallel) rather than count(DISTINCT …) (one big sort): 3x faster.
   const vocabulary = await db.query<{ n: number }>(
-    `WITH t AS (${texts})
-     SELECT count(DISTINCT w)::int AS n FROM t, regexp_split_to_table(ti || ' ' || de, ${SPLIT}) w WHERE w <> ''`,
+    `SELECT count(*)::int AS n FROM (
+       SELECT DISTINCT w
+         FROM tenders, regexp_split_to_table(immutable_unaccent(lower(coalesce(title, '') || ' ' || coalesce(description, ''))), ${SPLIT}) w
+        WHERE w <> '' ${sampleWhere.length > 0 ? `AND ${sampleWhere.join(" AND ")}` : ""}
+     ) v`,
     params,
   );
   // ts_stat takes the query as text; the only parameter there is the source, checked to be a plain name.
