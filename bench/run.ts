@@ -1,12 +1,14 @@
 import { benchApi } from "./api.ts";
 import { benchIngestPlacsp } from "./ingest-placsp.ts";
 import { benchIngestTed } from "./ingest-ted.ts";
+import { benchTextStats } from "./text-stats.ts";
 
 /** `npm run bench -- <name> [--option value …]`; each benchmark writes its table to bench/results/<name>.md. */
 const BENCHMARKS: Record<string, (args: Map<string, string>) => Promise<void>> = {
   api: benchApi,
   "ingest-placsp": benchIngestPlacsp,
   "ingest-ted": benchIngestTed,
+  "text-stats": benchTextStats,
 };
 
 const [name, ...rest] = process.argv.slice(2);

@@ -177,9 +177,11 @@ function criteria(w: XmlWriter, folder: Folder): void {
 
 function project(w: XmlWriter, folder: Folder): void {
   const { subject } = folder;
-  w.open("cac:ProcurementProject")
-    .leaf("cbc:Name", folder.title)
-    .leaf("cbc:TypeCode", subject.contractType, { listURI: LIST.contract });
+  w.open("cac:ProcurementProject").leaf("cbc:Name", folder.title);
+  if (folder.description !== null) {
+    w.leaf("cbc:Description", folder.description);
+  }
+  w.leaf("cbc:TypeCode", subject.contractType, { listURI: LIST.contract });
   if (subject.serviceCategory !== null) {
     w.leaf("cbc:SubTypeCode", subject.serviceCategory, { listURI: LIST.service });
   } else if (folder.title.startsWith("Arrendamiento")) {

@@ -2,6 +2,7 @@ import type { Award } from "./awards.ts";
 import { planAwards, roundCents } from "./awards.ts";
 import type { Buyer, PartyPools } from "./parties.ts";
 import { deriveSeed, Rng, weightedSampler } from "./random.ts";
+import { drawDescription, growTitle } from "./text.ts";
 import { DAY_MS, localDay, localInstant, yearOf } from "./time.ts";
 import type { Subject } from "./vocabulary.ts";
 import { fillPattern, SUBJECTS } from "./vocabulary.ts";
@@ -52,6 +53,8 @@ export interface Folder {
   buyer: Buyer;
   subject: Subject;
   title: string;
+  /** `ProcurementProject/cbc:Description`; null for none. */
+  description: string | null;
   cpvs: readonly string[];
   /** Empty when the folder is not divided into lots. */
   lots: readonly Lot[];
@@ -317,7 +320,9 @@ export function planFolder(ctx: PlanContext, request: PlanRequest): PlannedFolde
   const buyer = ctx.parties.pickBuyer(rng);
   const subject = SUBJECTS[pickSubjectIndex(rng)] ?? rng.pick(SUBJECTS);
 
-  let title = fillPattern(rng.pick(subject.titles), rng, buyer);
+  // The free text has its own stream, so its length and words do not shift anything else the folder draws.
+  const textRng = new Rng(deriveSeed(ctx.seed, "text", request.index));
+  let title = growTitle(textRng, fillPattern(rng.pick(subject.titles), rng, buyer), buyer);
   const framework = subject.contractType === "1" ? rng.chance(0.14) : rng.chance(0.07);
   if (framework) {
     title = frameworkTitle(title);
@@ -454,6 +459,7 @@ export function planFolder(ctx: PlanContext, request: PlanRequest): PlannedFolde
     buyer,
     subject,
     title: rng.chance(0.05) ? title.toUpperCase() : title,
+    description: drawDescription(textRng, title),
     cpvs,
     lots,
     budget,
