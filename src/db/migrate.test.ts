@@ -29,6 +29,8 @@ const EXPECTED_TABLES = [
   "renewal_signals",
   "schema_migrations",
   "search_rows",
+  "search_rows_pending",
+  "search_rows_pending_tx",
   "stats_dirty",
   "tender_links",
   "tender_tombstones",

@@ -51,7 +51,6 @@ export interface MetaInput {
   provenance?: Provenance[];
   page?: number;
   total?: number;
-  total_exact?: boolean;
   caveats?: string[];
   score_explanation?: string;
   methodology?: string;

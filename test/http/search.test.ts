@@ -255,6 +255,15 @@ describe("GET /v1/search", () => {
     expect((await search("q=asfaltado&type=tender")).body.meta.total).toBe(2);
   });
 
+  it("declares the bounded total in OpenAPI: page, total and total_exact always present", async () => {
+    const { app } = buildTestApp({ db: t.db });
+    const doc = (await (await app.request("/openapi.json")).json()) as {
+      components: { schemas: Record<string, { allOf?: { required?: string[] }[] }> };
+    };
+    const required = doc.components.schemas.SearchMeta?.allOf?.flatMap((part) => part.required ?? []);
+    expect(required).toEqual(expect.arrayContaining(["page", "total", "total_exact"]));
+  });
+
   it("validates before charging: a bad parameter is a 400 even without payment", async () => {
     const { app } = buildTestApp({ db: t.db });
     const res = await app.request("/v1/search?size=500");

@@ -171,16 +171,20 @@ describe("maintenance of the search relation", () => {
     expect(cadiz.data.map((r) => r.source_ref)).toEqual([CADIZ]);
   });
 
-  it("changes the relation inside the writing transaction, and a rollback leaves it as it was", async () => {
+  it("changes the relation inside the writing transaction (at its commit), and a rollback leaves it as it was", async () => {
     await truncateAll(t.db);
     await ingestPage(t.db, { file: TWO_ENTRIES });
     const before = await searchRows(t.db);
     const award = (await t.db.query<{ id: number }>("SELECT min(id)::int AS id FROM awards")).rows[0]?.id;
     await t.db
       .transaction(async (tx) => {
+        const row = "SELECT 1 FROM search_rows WHERE kind = 'award' AND id = $1";
         await tx.query("UPDATE awards SET superseded = true WHERE id = $1", [award]);
-        const inside = await tx.query("SELECT 1 FROM search_rows WHERE kind = 'award' AND id = $1", [award]);
-        expect(inside.rows).toHaveLength(0);
+        // Maintenance runs once, at commit (one refresh per ingest batch) ...
+        expect((await tx.query(row, [award])).rows).toHaveLength(1);
+        // ... and asking for the deferred constraint now runs it inside the transaction, for every later write too.
+        await tx.query("SET CONSTRAINTS search_rows_commit IMMEDIATE");
+        expect((await tx.query(row, [award])).rows).toHaveLength(0);
         await tx.query(
           "UPDATE tenders SET linked_to = NULL, deleted_at = now(), deletion_reason = 'ANULADA'",
         );
@@ -225,6 +229,7 @@ describe("maintenance of the search relation", () => {
       .transaction(async (tx) => {
         await tx.query("DELETE FROM search_rows");
         await tx.query("SELECT search_rows_refresh(ARRAY(SELECT id FROM tenders))");
+        expect((await tx.query("SELECT 1 FROM search_rows_pending")).rows).toEqual([]);
         expect(await searchRows(tx)).toBe(incremental);
         throw new Error("roll back");
       })

@@ -119,16 +119,56 @@ CREATE OR REPLACE FUNCTION search_rows_refresh(tender_ids bigint[]) RETURNS void
           excluded.company_id, excluded.company_ids, excluded.value, excluded.currency)
 $$;
 
--- Statement triggers with transition tables: one refresh per statement for the tenders it touched. Updates
--- refresh only tenders whose searchable columns changed (a re-publication that only moves `upstream_updated`
--- costs a comparison). Deleted tenders take their rows with them (ON DELETE CASCADE).
+-- Maintenance runs once per writing transaction, at its commit: statement-level triggers with transition tables
+-- on `tenders` (insert, and updates of a searchable column) and `awards` (insert, update, delete) record the
+-- touched tenders in `search_rows_pending`, and a deferred constraint trigger refreshes them when the
+-- transaction commits (`SET CONSTRAINTS search_rows_commit IMMEDIATE` runs it earlier). An ingest batch writes
+-- tenders, then their awards, in one transaction: refreshing per statement would build each tender's rows twice.
+-- A rolled-back transaction leaves nothing behind. Deleted tenders take their rows with them (ON DELETE CASCADE).
+CREATE TABLE search_rows_pending (
+  txid      xid8   NOT NULL,
+  tender_id bigint NOT NULL,
+  PRIMARY KEY (txid, tender_id)
+);
+-- One row per transaction with pending tenders: its deferred trigger fires once, at commit.
+CREATE TABLE search_rows_pending_tx (
+  txid xid8 PRIMARY KEY
+);
+
+CREATE OR REPLACE FUNCTION search_rows_mark(tender_ids bigint[]) RETURNS void
+  LANGUAGE sql AS $$
+  WITH marked AS (
+    INSERT INTO search_rows_pending (txid, tender_id)
+    SELECT DISTINCT pg_current_xact_id(), id FROM unnest(tender_ids) AS u (id) WHERE id IS NOT NULL
+    ON CONFLICT DO NOTHING
+    RETURNING 1
+  )
+  INSERT INTO search_rows_pending_tx (txid)
+  SELECT pg_current_xact_id() WHERE EXISTS (SELECT 1 FROM marked)
+  ON CONFLICT DO NOTHING
+$$;
+
+CREATE OR REPLACE FUNCTION search_rows_flush() RETURNS trigger
+  LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM search_rows_refresh(ARRAY(SELECT tender_id FROM search_rows_pending WHERE txid = NEW.txid));
+  DELETE FROM search_rows_pending WHERE txid = NEW.txid;
+  DELETE FROM search_rows_pending_tx WHERE txid = NEW.txid;
+  RETURN NULL;
+END
+$$;
+
+CREATE CONSTRAINT TRIGGER search_rows_commit AFTER INSERT ON search_rows_pending_tx
+  DEFERRABLE INITIALLY DEFERRED
+  FOR EACH ROW EXECUTE FUNCTION search_rows_flush();
+
 CREATE OR REPLACE FUNCTION tenders_search_rows_changed() RETURNS trigger
   LANGUAGE plpgsql AS $$
 BEGIN
   IF TG_OP = 'INSERT' THEN
-    PERFORM search_rows_refresh(ARRAY(SELECT n.id FROM new_tenders n));
+    PERFORM search_rows_mark(ARRAY(SELECT n.id FROM new_tenders n));
   ELSE
-    PERFORM search_rows_refresh(ARRAY(
+    PERFORM search_rows_mark(ARRAY(
       SELECT n.id
         FROM new_tenders n
         JOIN old_tenders o ON o.id = n.id
@@ -153,11 +193,11 @@ CREATE OR REPLACE FUNCTION awards_search_rows_changed() RETURNS trigger
   LANGUAGE plpgsql AS $$
 BEGIN
   IF TG_OP = 'INSERT' THEN
-    PERFORM search_rows_refresh(ARRAY(SELECT DISTINCT n.tender_id FROM new_awards n));
+    PERFORM search_rows_mark(ARRAY(SELECT n.tender_id FROM new_awards n));
   ELSIF TG_OP = 'DELETE' THEN
-    PERFORM search_rows_refresh(ARRAY(SELECT DISTINCT o.tender_id FROM old_awards o));
+    PERFORM search_rows_mark(ARRAY(SELECT o.tender_id FROM old_awards o));
   ELSE
-    PERFORM search_rows_refresh(ARRAY(
+    PERFORM search_rows_mark(ARRAY(
       SELECT x.tender_id
         FROM new_awards n
         JOIN old_awards o ON o.id = n.id
