@@ -2,7 +2,6 @@ import { serve } from "@hono/node-server";
 import { createApp } from "../../src/app.ts";
 import { loadConfig } from "../../src/config.ts";
 import { openDb } from "../../src/db/client.ts";
-import { ingestPlacsp } from "../../src/ingest/placsp/ingest-placsp.ts";
 import { createLogger } from "../../src/lib/logger.ts";
 import { createPayments } from "../../src/payments/index.ts";
 import type {
@@ -14,6 +13,7 @@ import type {
   WindowResult,
   WorkerOutput,
 } from "../api-types.ts";
+import { ingestCorpus } from "../ingest-corpus.ts";
 import { describeText, runWorker } from "../lib.ts";
 import * as textStats from "../text-stats.ts";
 
@@ -335,30 +335,7 @@ async function aroundIngest(dir: string): Promise<AroundIngest> {
           DATA_DIR: "",
           BENCH_CORPUS_DIR: dir,
         })
-      : ingestPlacsp(
-          { db, log, now },
-          {
-            source: dir,
-            feed: "643",
-            since: null,
-            maxPages: null,
-            batchSize: 500,
-            http: { userAgent: "bench", timeoutMs: 1000, retries: 0, baseDelayMs: 1, maxDelayMs: 1 },
-          },
-        ).then((summary) => {
-          const seconds = (performance.now() - ingestStarted) / 1000;
-          const entries = summary.entriesNew + summary.entriesUpdated + summary.entriesUnchanged;
-          return {
-            entries,
-            entriesNew: summary.entriesNew,
-            entriesUpdated: summary.entriesUpdated,
-            entriesUnchanged: summary.entriesUnchanged,
-            errors: summary.errors,
-            seconds,
-            entriesPerSecond: entries / seconds,
-            peakRssMb: null,
-          };
-        })
+      : ingestCorpus(db, dir, log).then((outcome) => ({ ...outcome, peakRssMb: null }))
   ).finally(() => {
     finished = true;
   });

@@ -1,7 +1,7 @@
 import { openDb } from "../../src/db/client.ts";
 import { migrate } from "../../src/db/migrate.ts";
-import { ingestPlacsp } from "../../src/ingest/placsp/ingest-placsp.ts";
 import { createLogger } from "../../src/lib/logger.ts";
+import { ingestCorpus } from "../ingest-corpus.ts";
 
 /**
  * Ingests a pre-generated synthetic corpus directory and reports entries/s (new, updated, unchanged) and this
@@ -26,36 +26,16 @@ if (process.env.BENCH_SEARCH_ROWS === "off") {
     ALTER TABLE awards DISABLE TRIGGER awards_search_rows_delete;
     CREATE INDEX IF NOT EXISTS tenders_tsv_idx ON tenders USING gin (tsv);`);
 }
-const log = createLogger("warn");
-const started = performance.now();
-const summary = await ingestPlacsp(
-  { db, log, now: () => new Date() },
-  {
-    source: dir,
-    feed: "643",
-    since: null,
-    maxPages: null,
-    batchSize: 500,
-    http: { userAgent: "bench", timeoutMs: 1000, retries: 0, baseDelayMs: 1, maxDelayMs: 1 },
-  },
-);
-const seconds = (performance.now() - started) / 1000;
+const outcome = await ingestCorpus(db, dir, createLogger("warn"));
 const { rows } = await db.query<{ tenders: number; awards: number; versions: number; searchRows: number }>(
   `SELECT (SELECT count(*) FROM tenders)::int AS tenders, (SELECT count(*) FROM awards)::int AS awards,
           (SELECT count(*) FROM tender_versions)::int AS versions,
           (SELECT count(*) FROM search_rows)::int AS "searchRows"`,
 );
 await db.close();
-const entries = summary.entriesNew + summary.entriesUpdated + summary.entriesUnchanged;
 process.stdout.write(
   `${JSON.stringify({
-    entries,
-    entriesNew: summary.entriesNew,
-    entriesUpdated: summary.entriesUpdated,
-    entriesUnchanged: summary.entriesUnchanged,
-    errors: summary.errors,
-    seconds,
-    entriesPerSecond: entries / seconds,
+    ...outcome,
     peakRssMb: process.resourceUsage().maxRSS / 1024,
     ...rows[0],
   })}\n`,
