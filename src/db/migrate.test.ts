@@ -96,6 +96,30 @@ describe(`migrate (${TEST_ENGINE})`, () => {
     expect(rows).toHaveLength(0);
   });
 
+  it("builds the search relation from the data of a database migrated before it (0015)", async () => {
+    handle = await createEmptyDb();
+    const migrations = loadMigrations();
+    const before = migrations.findIndex((m) => m.name === "search_rows");
+    expect(before).toBeGreaterThan(0);
+    await migrate(handle.db, migrations.slice(0, before));
+    await handle.db.exec(
+      `INSERT INTO tenders (source, source_ref, title, publication_date, upstream_updated, raw_hash)
+       VALUES ('placsp', 'old-1', 'Servicio de ciberseguridad', '2024-03-01', now(), 'h');
+       INSERT INTO awards (tender_id, award_key, source, award_date, contract_signed, start_date)
+       SELECT id, 'k', 'placsp', '2024-05-01', true, '2024-06-01' FROM tenders;`,
+    );
+    await migrate(handle.db);
+    const { rows } = await handle.db.query<{ kind: string; date: string; matches: boolean }>(
+      `SELECT kind, date, tsv @@ plainto_tsquery('spanish', 'ciberseguridad') AS matches
+         FROM search_rows ORDER BY kind`,
+    );
+    expect(rows).toEqual([
+      { kind: "award", date: "2024-05-01", matches: true },
+      { kind: "contract", date: "2024-06-01", matches: true },
+      { kind: "tender", date: "2024-03-01", matches: true },
+    ]);
+  });
+
   it("indexes Spanish full text over unaccented title and description, and CPV prefixes", async () => {
     handle = await createEmptyDb();
     await migrate(handle.db);
