@@ -167,7 +167,7 @@ function formatSection(
   const parts = [
     `## ${title}`,
     "",
-    `Corpus: ${out.engine}, ${corpus.awards.toLocaleString("en")} awards (target ${awardsTarget.toLocaleString("en")}), ${corpus.tenders.toLocaleString("en")} tenders; ${corpus.text}.`,
+    `Corpus: ${out.engine}, ${corpus.awards.toLocaleString("en")} awards (target ${awardsTarget.toLocaleString("en")}), ${corpus.tenders.toLocaleString("en")} tenders; ${corpus.text}`,
     "",
     `Machine: ${machineLine()}, ${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, ${(totalmem() / 1024 ** 3).toFixed(0)} GB. Floor of this run (GET /health, free: HTTP, routing, one database round trip): p50 ${f1(floor)} ms; "× floor" columns divide by it.`,
     "",

@@ -1,7 +1,6 @@
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
-import type { Queryable } from "../src/db/client.ts";
 
 /** Shared helpers of the benchmarks. Timings live here and in bench/results, never in tests. */
 
@@ -66,22 +65,4 @@ export function percentile(sorted: readonly number[], p: number): number {
 export function quantiles(sample: readonly number[]): { p50: number; p95: number; p99: number } {
   const sorted = [...sample].sort((a, b) => a - b);
   return { p50: percentile(sorted, 50), p95: percentile(sorted, 95), p99: percentile(sorted, 99) };
-}
-
-/**
- * What the benchmark needs from a corpus text description (bench/text-stats.ts provides it); an interface so the
- * module can be stubbed or replaced without touching the harness.
- */
-export interface TextStatsSource<S> {
-  corpusTextStats(db: Queryable): Promise<S>;
-  formatTextStats(stats: S): string;
-}
-
-/** The text line of the corpus, or why there is none (a failing description must not sink a long run). */
-export async function describeText<S>(source: TextStatsSource<S>, db: Queryable): Promise<string> {
-  try {
-    return source.formatTextStats(await source.corpusTextStats(db));
-  } catch (error) {
-    return `text stats unavailable (${error instanceof Error ? error.message : String(error)})`;
-  }
 }

@@ -149,6 +149,15 @@ export function formatTextStats(s: TextStats): string {
   );
 }
 
+/** The corpus's text line, or why there is none: a failing description must not sink a long benchmark run. */
+export async function describeCorpusText(db: Queryable): Promise<string> {
+  try {
+    return formatTextStats(await corpusTextStats(db));
+  } catch (error) {
+    return `text stats unavailable (${error instanceof Error ? error.message : String(error)})`;
+  }
+}
+
 const FIXTURES = join(REPO_ROOT, "../shared/fixtures/");
 const HTTP = { userAgent: "bench", timeoutMs: 1000, retries: 0, baseDelayMs: 1, maxDelayMs: 1 };
 

@@ -14,8 +14,8 @@ import type {
   WorkerOutput,
 } from "../api-types.ts";
 import { ingestCorpus } from "../ingest-corpus.ts";
-import { describeText, runWorker } from "../lib.ts";
-import * as textStats from "../text-stats.ts";
+import { runWorker } from "../lib.ts";
+import { describeCorpusText } from "../text-stats.ts";
 
 /**
  * Serves the real app on 127.0.0.1 from the benchmark database and times, one request at a time (latency, not
@@ -67,7 +67,7 @@ const counts = () =>
     "SELECT (SELECT count(*) FROM tenders)::int AS tenders, (SELECT count(*) FROM awards)::int AS awards",
   );
 const corpusCounts = await counts();
-const text = await describeText(textStats, db);
+const text = await describeCorpusText(db);
 const bigCompany = await one<{ id: number }>(
   "SELECT winner_company_id AS id FROM awards WHERE winner_company_id IS NOT NULL GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 1",
 );

@@ -50,7 +50,8 @@ export async function getBuyerHistory({
   ctx: DomainContext;
   input: { id: number };
 }): Promise<BuyerHistoryResult> {
-  const row = await findBuyerById(readerOf(ctx), input.id);
+  const db = readerOf(ctx);
+  const row = await findBuyerById(db, input.id);
   if (!row) {
     throw new NotFoundError(
       `No buyer with id ${input.id}.`,
@@ -58,8 +59,8 @@ export async function getBuyerHistory({
     );
   }
   const [stats, awards] = await Promise.all([
-    readBuyerStats(readerOf(ctx), row.id),
-    listAwardsWithTender(readerOf(ctx), { buyer: row.id }, { limit: BUYER_RECENT_AWARDS, offset: 0 }),
+    readBuyerStats(db, row.id),
+    listAwardsWithTender(db, { buyer: row.id }, { limit: BUYER_RECENT_AWARDS, offset: 0 }),
   ]);
   const byCount = stats?.top3_share_by_count ?? null;
   return {

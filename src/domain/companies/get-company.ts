@@ -77,7 +77,8 @@ export async function getCompany({
   ctx: DomainContext;
   input: { id: number };
 }): Promise<CompanyResult> {
-  const row = await findCompanyById(readerOf(ctx), input.id);
+  const db = readerOf(ctx);
+  const row = await findCompanyById(db, input.id);
   if (!row) {
     throw new NotFoundError(
       `No company with id ${input.id}.`,
@@ -85,8 +86,8 @@ export async function getCompany({
     );
   }
   const [stats, notices] = await Promise.all([
-    readCompanyStats(readerOf(ctx), row.id),
-    listAwardNotices(readerOf(ctx), { winner: row.id }, COMPANY_PROVENANCE_AWARDS),
+    readCompanyStats(db, row.id),
+    listAwardNotices(db, { winner: row.id }, COMPANY_PROVENANCE_AWARDS),
   ]);
   // Rebuilt field by field: jsonb objects come back with their keys in jsonb's storage order.
   const identifiers = row.identifiers

@@ -31,7 +31,8 @@ export async function listCompanyAwards({
   ctx: DomainContext;
   input: { id: number; page: number; size: number };
 }): Promise<CompanyAwardsResult> {
-  const total = await countCompanyAwards(readerOf(ctx), input.id);
+  const db = readerOf(ctx);
+  const total = await countCompanyAwards(db, input.id);
   if (total === undefined) {
     throw new NotFoundError(
       `No company with id ${input.id}.`,
@@ -40,9 +41,7 @@ export async function listCompanyAwards({
   }
   const offset = (input.page - 1) * input.size;
   const rows =
-    offset < total
-      ? await listAwardsWithTender(readerOf(ctx), { winner: input.id }, { limit: input.size, offset })
-      : [];
+    offset < total ? await listAwardsWithTender(db, { winner: input.id }, { limit: input.size, offset }) : [];
   return {
     awards: rows.map(toAwardWithTender),
     page: input.page,

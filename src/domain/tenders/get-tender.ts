@@ -60,17 +60,15 @@ export async function getTender({
   ctx: DomainContext;
   input: { id: number };
 }): Promise<TenderResult> {
-  const row = await findTenderById(readerOf(ctx), input.id);
+  const db = readerOf(ctx);
+  const row = await findTenderById(db, input.id);
   if (!row) {
     throw new NotFoundError(
       `No tender with id ${input.id}.`,
       "Tender ids come from GET /v1/search results (field id, or tender_id on award rows).",
     );
   }
-  const [awards, linked] = await Promise.all([
-    listAwardsByTender(readerOf(ctx), row.id),
-    findLinkedNotices(readerOf(ctx), row.id),
-  ]);
+  const [awards, linked] = await Promise.all([listAwardsByTender(db, row.id), findLinkedNotices(db, row.id)]);
   return {
     tender: toTender(row, awards.map(toAward)),
     // A procedure published on both PLACSP and TED answers with both notices (docs/linking.md).
