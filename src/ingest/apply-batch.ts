@@ -288,6 +288,9 @@ function toAwardWrites(
       duration_months: award.durationMonths,
       start_date: award.startDate,
       end_date: award.endDate,
+      extension_text: award.extensionText,
+      extension_months: award.extensionMonths,
+      extension_end_date: award.extensionEndDate,
       contract_signed: award.contractSigned,
       cpv: award.cpv,
     };

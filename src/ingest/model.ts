@@ -61,6 +61,19 @@ export interface NormalizedAward {
   durationMonths: number | null;
   startDate: string | null;
   endDate: string | null;
+  /**
+   * The extensions, renewals and options the notice announces for the contract, as published (free text;
+   * when a source has several statements they are joined by `joinTexts`, one per line). Null when none is
+   * announced, and for void results.
+   */
+  extensionText: string | null;
+  /**
+   * The announced extension period in months, only from a structured period (PLACSP `OptionValidityPeriod`,
+   * eForms `Renewal/Period` `DurationMeasure`); never read out of the free text.
+   */
+  extensionMonths: number | null;
+  /** The latest end date including extensions, only when the notice publishes it as a structured date. */
+  extensionEndDate: string | null;
   /** The contract is signed (PLACSP result 9 "formalizado", or a contract start date is known). */
   contractSigned: boolean;
   /** The lot's main CPV, else the tender's. */

@@ -98,3 +98,20 @@ export function collapse(raw: string | null): string | null {
   const collapsed = raw.replace(/\s+/g, " ").trim();
   return collapsed === "" ? null : collapsed;
 }
+
+/**
+ * Several free-text statements about one fact (options, renewals, …) as one text: each collapsed (CODICE and
+ * eForms texts carry `&#xD;` line breaks and indentation), empty ones dropped and a statement repeated in
+ * two elements kept once, in the given order, one per line so their boundaries stay visible.
+ * Null when nothing is left.
+ */
+export function joinTexts(parts: readonly (string | null)[]): string | null {
+  const kept: string[] = [];
+  for (const part of parts) {
+    const collapsed = collapse(part);
+    if (collapsed !== null && !kept.includes(collapsed)) {
+      kept.push(collapsed);
+    }
+  }
+  return kept.length === 0 ? null : kept.join("\n");
+}

@@ -27,6 +27,24 @@ export interface CraftedResult {
   lot?: string;
 }
 
+/** A `cac:ContractExtension` (announced extensions/options); each part is written only when given. */
+export interface CraftedExtension {
+  /** `cbc:OptionsDescription`. */
+  options?: string;
+  /** `cac:OptionValidityPeriod/cbc:Description`. */
+  description?: string;
+  /** `OptionValidityPeriod/cbc:DurationMeasure` with its `@unitCode` (DAY, MON, ANN, …). */
+  duration?: { value: string; unit: string };
+  /** `OptionValidityPeriod/cbc:EndDate`. */
+  endDate?: string;
+}
+
+/** A `cac:ProcurementProjectLot` (results refer to it by `lot`). */
+export interface CraftedLot {
+  id: string;
+  extension?: CraftedExtension;
+}
+
 export interface CraftedEntry {
   /** Entry number: the id is `${CRAFTED_PREFIX}${n}`. */
   n: number;
@@ -36,6 +54,9 @@ export interface CraftedEntry {
   cpv: string;
   /** ContractingSystemCode 1 (framework agreement: award values are ceilings) instead of 0. */
   framework?: boolean;
+  /** The folder's `ProcurementProject/cac:ContractExtension`. */
+  extension?: CraftedExtension;
+  lots?: CraftedLot[];
   results: CraftedResult[];
 }
 
@@ -77,6 +98,33 @@ function resultXml(result: CraftedResult): string {
   );
 }
 
+function extensionXml(extension: CraftedExtension | undefined): string {
+  if (extension === undefined) {
+    return "";
+  }
+  const { options, description, duration, endDate } = extension;
+  const period =
+    (description === undefined ? "" : `<cbc:Description>${esc(description)}</cbc:Description>`) +
+    (duration === undefined
+      ? ""
+      : `<cbc:DurationMeasure unitCode="${duration.unit}">${duration.value}</cbc:DurationMeasure>`) +
+    (endDate === undefined ? "" : `<cbc:EndDate>${endDate}</cbc:EndDate>`);
+  return (
+    "<cac:ContractExtension>" +
+    (options === undefined ? "" : `<cbc:OptionsDescription>${esc(options)}</cbc:OptionsDescription>`) +
+    (period === "" ? "" : `<cac:OptionValidityPeriod>${period}</cac:OptionValidityPeriod>`) +
+    "</cac:ContractExtension>"
+  );
+}
+
+function lotXml(lot: CraftedLot): string {
+  return (
+    `<cac:ProcurementProjectLot><cbc:ID schemeName="ID_LOTE">${esc(lot.id)}</cbc:ID>` +
+    `<cac:ProcurementProject>${extensionXml(lot.extension)}</cac:ProcurementProject>` +
+    "</cac:ProcurementProjectLot>\n    "
+  );
+}
+
 export function craftedEntry(entry: CraftedEntry): string {
   const { buyer } = entry;
   return `<entry>
@@ -101,9 +149,9 @@ export function craftedEntry(entry: CraftedEntry): string {
       <cbc:TypeCode listURI="${CL}/2.08/ContractCode-2.08.gc">2</cbc:TypeCode>
       <cac:RequiredCommodityClassification>
         <cbc:ItemClassificationCode listURI="${CL}/2.04/CPV2008-2.04.gc">${entry.cpv}</cbc:ItemClassificationCode>
-      </cac:RequiredCommodityClassification>
+      </cac:RequiredCommodityClassification>${extensionXml(entry.extension)}
     </cac:ProcurementProject>
-    ${entry.results.map(resultXml).join("\n    ")}
+    ${(entry.lots ?? []).map(lotXml).join("")}${entry.results.map(resultXml).join("\n    ")}
     <cac:TenderingProcess>
       <cbc:ContractingSystemCode listURI="${CL}/2.08/ContractingSystemTypeCode-2.08.gc">${entry.framework ? "1" : "0"}</cbc:ContractingSystemCode>
     </cac:TenderingProcess>

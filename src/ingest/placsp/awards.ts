@@ -27,6 +27,8 @@ export interface AwardContext {
  *   is the signature date, not a start date; it only counts as evidence that the contract is signed.
  * - `endDate` is only a published one (the lot's, else the folder's `PlannedPeriod/EndDate`); deriving it
  *   from start + duration is left to the renewal analytics, which label such derivations.
+ * - Extensions (`ContractExtension`) are inherited like duration and end date: each of text, months and end
+ *   date is the lot's when its lot states it, else the folder's. Void results have none.
  */
 export function readAwards(
   cfs: XmlElement | null,
@@ -109,6 +111,9 @@ function readResult(
     durationMonths: isVoid ? null : (lotInfo?.durationMonths ?? ctx.folder.durationMonths),
     startDate,
     endDate: isVoid ? null : (lotInfo?.plannedEndDate ?? ctx.folder.plannedEndDate),
+    extensionText: isVoid ? null : (lotInfo?.extension.text ?? ctx.folder.extension.text),
+    extensionMonths: isVoid ? null : (lotInfo?.extension.months ?? ctx.folder.extension.months),
+    extensionEndDate: isVoid ? null : (lotInfo?.extension.endDate ?? ctx.folder.extension.endDate),
     contractSigned: !isVoid && (resultCode === SIGNED_RESULT_CODE || startDate !== null || signedOn !== null),
     cpv: lotInfo?.cpvs[0] ?? ctx.cpvMain,
   };

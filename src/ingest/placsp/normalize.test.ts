@@ -1,6 +1,7 @@
 import { createReadStream } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
+import { craftedPage } from "../../../test/helpers/crafted-placsp.ts";
 import { SHARED_DIR } from "../../../test/helpers/engines.ts";
 import type { NormalizedTender, NormalizeResult } from "../model.ts";
 import type { XmlElement } from "../xml/element.ts";
@@ -119,6 +120,10 @@ describe("normalizePlacspEntry: 2-entry page, ADJ 3-lot folder S-05669-2025 (RTV
       durationMonths: 0.79,
       startDate: null,
       endDate: null,
+      // no ContractExtension
+      extensionText: null,
+      extensionMonths: null,
+      extensionEndDate: null,
       contractSigned: false,
       winner,
     };
@@ -278,6 +283,10 @@ describe("normalizePlacspEntry: lifecycle of folder 17165996 (11 versions, newes
         durationMonths: 8,
         startDate: null,
         endDate: null,
+        // no ContractExtension
+        extensionText: null,
+        extensionMonths: null,
+        extensionEndDate: null,
         contractSigned: false,
         cpv: "72313000",
       },
@@ -519,6 +528,10 @@ describe("normalizePlacspEntry: award rules", () => {
           durationMonths: null,
           startDate: null,
           endDate: null,
+          // void result: no extensions
+          extensionText: null,
+          extensionMonths: null,
+          extensionEndDate: null,
           contractSigned: false,
           cpv: null,
         },
@@ -584,6 +597,88 @@ describe("normalizePlacspEntry: award rules", () => {
       ["2", 12, "72000000", "2026-12-31", true],
     ]);
     expect(tender.awards.map((a) => a.startDate)).toEqual([null, null]);
+  });
+});
+
+describe("normalizePlacspEntry: contract extensions (ContractExtension)", () => {
+  const buyer = { name: "Ayuntamiento de Prueba", nif: "Q0867012G" };
+  const winner = { name: "Alfa Sistemas S.L.", nif: "B12345674" };
+
+  it("inherits the folder's extension field by field where a lot states none, and voids have none", async () => {
+    const { tender, errors } = await normalizeXml(
+      craftedPage([
+        {
+          n: 1,
+          buyer,
+          cpv: "72000000",
+          extension: {
+            options: "Prórroga  de un año,\n  dos veces",
+            description: "Hasta dos prórrogas anuales",
+            duration: { value: "2", unit: "ANN" },
+            endDate: "2028-06-30",
+          },
+          lots: [
+            {
+              id: "1",
+              extension: { options: "Lote 1: ampliación del 10 %", duration: { value: "180", unit: "DAY" } },
+            },
+            { id: "2" },
+            { id: "3", extension: { duration: { value: "6", unit: "MON" }, endDate: "2027-12-31" } },
+          ],
+          results: [
+            { lot: "1", winner, value: 1000 },
+            { lot: "2", winner, value: 2000 },
+            { lot: "3", winner, value: 3000 },
+            // desierto, on a lot that announces an extension
+            { lot: "1", resultCode: "3", winner: null },
+          ],
+        },
+      ]),
+    );
+    expect(errors).toEqual([]);
+    const folderText = "Prórroga de un año, dos veces\nHasta dos prórrogas anuales";
+    expect(
+      tender.awards.map((a) => [a.lot, a.resultCode, a.extensionText, a.extensionMonths, a.extensionEndDate]),
+    ).toEqual([
+      // the lot's text and 180 DAY = 180 × 12 / 365 = 5.917 months; no EndDate on the lot: the folder's
+      ["1", "8", "Lote 1: ampliación del 10 %", 5.92, "2028-06-30"],
+      // no ContractExtension on the lot: the folder's OptionsDescription (whitespace collapsed) then its
+      // OptionValidityPeriod/Description, one per line; 2 ANN = 24 months; the folder's EndDate
+      ["2", "8", folderText, 24, "2028-06-30"],
+      // the lot's period (6 MON, EndDate) without a text: the folder's text
+      ["3", "8", folderText, 6, "2027-12-31"],
+      // void result: no contract, no extensions
+      ["1", "3", null, null, null],
+    ]);
+  });
+
+  it("leaves them null without a ContractExtension, and reports an unreadable period", async () => {
+    const none = await normalizeXml(
+      craftedPage([{ n: 2, buyer, cpv: "72000000", results: [{ winner, value: 1000 }] }]),
+    );
+    expect(none.tender.awards.map((a) => [a.extensionText, a.extensionMonths, a.extensionEndDate])).toEqual([
+      [null, null, null],
+    ]);
+    const bad = await normalizeXml(
+      craftedPage([
+        {
+          n: 3,
+          buyer,
+          cpv: "72000000",
+          extension: { options: "Prórroga", duration: { value: "12", unit: "HUR" }, endDate: "2028-02-30" },
+          results: [{ winner, value: 1000 }],
+        },
+      ]),
+    );
+    expect(bad.tender.awards[0]).toMatchObject({
+      extensionText: "Prórroga",
+      extensionMonths: null,
+      extensionEndDate: null,
+    });
+    expect(bad.errors).toEqual([
+      { field: "project.extension.months", reason: 'unknown duration unit HUR: "12"' },
+      { field: "project.extension.endDate", reason: 'not a calendar date: "2028-02-30"' },
+    ]);
   });
 });
 

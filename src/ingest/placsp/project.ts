@@ -1,4 +1,5 @@
 import type { FieldError } from "../model.ts";
+import { joinTexts } from "../values.ts";
 import type { XmlElement } from "../xml/element.ts";
 import { attr, child, path, pathAll, text } from "../xml/element.ts";
 import { cac, cbc } from "./namespaces.ts";
@@ -16,6 +17,18 @@ export interface ProjectInfo {
   durationMonths: number | null;
   /** `PlannedPeriod/EndDate` as published. */
   plannedEndDate: string | null;
+  /** `ContractExtension`: the announced extensions/options (see `readExtension`). */
+  extension: ExtensionInfo;
+}
+
+/** What a `cac:ContractExtension` announces; every field null when the block is absent. */
+export interface ExtensionInfo {
+  /** `OptionsDescription`, then `OptionValidityPeriod/Description`, joined by `joinTexts`. */
+  text: string | null;
+  /** `OptionValidityPeriod/DurationMeasure` in months, converted like the contract's duration. */
+  months: number | null;
+  /** `OptionValidityPeriod/EndDate`. */
+  endDate: string | null;
 }
 
 /**
@@ -50,6 +63,24 @@ export function readProject(project: XmlElement | null, field: string, errors: F
     ),
     durationMonths: readDurationMonths(child(period, ...cbc("DurationMeasure")), `${field}.duration`, errors),
     plannedEndDate: readDate(child(period, ...cbc("EndDate")), `${field}.plannedEndDate`, errors),
+    extension: readExtension(child(project, ...cac("ContractExtension")), `${field}.extension`, errors),
+  };
+}
+
+/**
+ * `cac:ContractExtension` (placsp.md §5 "extensions"). Its `OptionValidityPeriod` is a UBL PeriodType, so
+ * besides its description it may carry a `DurationMeasure` and an `EndDate`; only those give the months and
+ * the end date, nothing is read out of the free text.
+ */
+function readExtension(extension: XmlElement | null, field: string, errors: FieldError[]): ExtensionInfo {
+  const period = child(extension, ...cac("OptionValidityPeriod"));
+  return {
+    text: joinTexts([
+      text(child(extension, ...cbc("OptionsDescription"))),
+      text(child(period, ...cbc("Description"))),
+    ]),
+    months: readDurationMonths(child(period, ...cbc("DurationMeasure")), `${field}.months`, errors),
+    endDate: readDate(child(period, ...cbc("EndDate")), `${field}.endDate`, errors),
   };
 }
 

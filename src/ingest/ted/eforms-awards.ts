@@ -48,6 +48,7 @@ interface ResultIndex {
  * - `biddersCount`: only the `ReceivedSubmissionsStatistics` whose code is `tenders` (BT-760); other codes
  *   (`t-esubm`, `t-sme`, …) and uncoded counts are not a number of tenders received.
  * - duration, start and end: the lot's planned period (eForms has none on the award); null without winner.
+ *   Extensions likewise: the lot's `ContractExtension` (eforms-lots.ts), null without winner.
  */
 export function readEformsAwards(
   extension: XmlElement | null,
@@ -142,6 +143,9 @@ function readLotResult(
         durationMonths: null,
         startDate: null,
         endDate: null,
+        extensionText: null,
+        extensionMonths: null,
+        extensionEndDate: null,
         contractSigned: false,
       },
     ];
@@ -173,6 +177,9 @@ function readLotResult(
       durationMonths: lotInfo?.project.durationMonths ?? null,
       startDate: lotInfo?.project.startDate ?? null,
       endDate: lotInfo?.project.endDate ?? null,
+      extensionText: lotInfo?.project.extension.text ?? null,
+      extensionMonths: lotInfo?.project.extension.months ?? null,
+      extensionEndDate: lotInfo?.project.extension.endDate ?? null,
       contractSigned: dates.concluded !== null,
     };
   });

@@ -166,6 +166,10 @@ describe("eForms hand-written CAN: defaults", () => {
         durationMonths: null,
         startDate: null,
         endDate: null,
+        // no ContractExtension
+        extensionText: null,
+        extensionMonths: null,
+        extensionEndDate: null,
         contractSigned: true,
         cpv: "48000000",
       },
@@ -455,5 +459,110 @@ describe("cross-reference to PLACSP", () => {
         "&amp;idEvl=XYZ para más información</cbc:Name>",
     });
     expect(tender.crossRef).toBeNull();
+  });
+});
+
+describe("contract extensions (BT-54, BT-57, BT-58)", () => {
+  const extension = (body: string): string => `<cac:ContractExtension>${body}</cac:ContractExtension>`;
+
+  it("reads the structured renewal period into months and end date, beside the joined text", async () => {
+    const { tender, errors } = await normalize({
+      lotProject:
+        extension(`<cbc:OptionsDescription languageID="SPA">Ampliación del 20 %</cbc:OptionsDescription>
+        <cbc:MaximumNumberNumeric>2</cbc:MaximumNumberNumeric>
+        <cac:Renewal><cac:Period>
+          <cbc:DurationMeasure unitCode="YEAR">2</cbc:DurationMeasure>
+          <cbc:EndDate>2028-12-31+01:00</cbc:EndDate>
+          <cbc:Description languageID="SPA">Prórrogas   anuales
+            hasta 2028</cbc:Description>
+        </cac:Period></cac:Renewal>`),
+    });
+    expect(errors).toEqual([]);
+    expect(tender.awards[0]).toMatchObject({
+      // options, renewal description (whitespace collapsed), then the count; one per line
+      extensionText: "Ampliación del 20 %\nPrórrogas anuales hasta 2028\nRenewals: at most 2",
+      // 2 YEAR = 24 months: the renewal period as published, not multiplied by the count
+      extensionMonths: 24,
+      extensionEndDate: "2028-12-31",
+    });
+  });
+
+  it("reads both descriptions in one language they share, Spanish or English first", async () => {
+    const options =
+      '<cbc:OptionsDescription languageID="FRA">Options FR</cbc:OptionsDescription>' +
+      '<cbc:OptionsDescription languageID="ENG">Options EN</cbc:OptionsDescription>';
+    const renewal = (descriptions: string): string =>
+      `<cac:Renewal><cac:Period>${descriptions}</cac:Period></cac:Renewal>`;
+    // ENG is preferred, but the renewal is not published in it: FRA is the one language both have
+    const shared = await normalize({
+      lotProject: extension(
+        options +
+          renewal(
+            '<cbc:Description languageID="DEU">Verlängerung</cbc:Description>' +
+              '<cbc:Description languageID="FRA">Reconduction</cbc:Description>',
+          ),
+      ),
+    });
+    expect(shared.tender.awards[0]?.extensionText).toBe("Options FR\nReconduction");
+    // both in ENG and FRA: ENG
+    const preferred = await normalize({
+      lotProject: extension(
+        options +
+          renewal(
+            '<cbc:Description languageID="FRA">Reconduction</cbc:Description>' +
+              '<cbc:Description languageID="ENG">Renewal</cbc:Description>',
+          ),
+      ),
+    });
+    expect(preferred.tender.awards[0]?.extensionText).toBe("Options EN\nRenewal");
+    // no language in common: each text's own pick (ENG for the options, the first for the renewal)
+    const none = await normalize({
+      lotProject: extension(
+        options + renewal('<cbc:Description languageID="DEU">Verlängerung</cbc:Description>'),
+      ),
+    });
+    expect(none.tender.awards[0]?.extensionText).toBe("Options EN\nVerlängerung");
+  });
+
+  it("gives a renewal maximum of 0 no text, and a result without winner no extensions", async () => {
+    const zero = await normalize({
+      lotProject: extension("<cbc:MaximumNumberNumeric>0</cbc:MaximumNumberNumeric>"),
+    });
+    expect(zero.tender.awards[0]).toMatchObject({
+      extensionText: null,
+      extensionMonths: null,
+      extensionEndDate: null,
+    });
+    const noWinner = await normalize({
+      lotProject: extension(`<cbc:MaximumNumberNumeric>3</cbc:MaximumNumberNumeric>
+        <cac:Renewal><cac:Period><cbc:DurationMeasure unitCode="MONTH">12</cbc:DurationMeasure>
+        </cac:Period></cac:Renewal>`),
+      lotResults: DEFAULTS.lotResults.replace(">selec-w<", ">clos-nw<"),
+    });
+    expect(noWinner.tender.awards).toHaveLength(1);
+    expect(noWinner.tender.awards[0]).toMatchObject({
+      winner: null,
+      extensionText: null,
+      extensionMonths: null,
+      extensionEndDate: null,
+    });
+  });
+
+  it("reports an unreadable renewal period or maximum and leaves it null", async () => {
+    const { tender, errors } = await normalize({
+      lotProject: extension(`<cbc:MaximumNumberNumeric>two</cbc:MaximumNumberNumeric>
+        <cac:Renewal><cac:Period><cbc:DurationMeasure unitCode="HUR">12</cbc:DurationMeasure>
+        <cbc:EndDate>2028-02-30</cbc:EndDate></cac:Period></cac:Renewal>`),
+    });
+    expect(tender.awards[0]).toMatchObject({
+      extensionText: null,
+      extensionMonths: null,
+      extensionEndDate: null,
+    });
+    expect(errors).toEqual([
+      { field: "lots[LOT-0001].extension.maxRenewals", reason: 'not a non-negative integer: "two"' },
+      { field: "lots[LOT-0001].extension.months", reason: 'unknown duration unit HUR: "12"' },
+      { field: "lots[LOT-0001].extension.endDate", reason: 'not a calendar date: "2028-02-30"' },
+    ]);
   });
 });

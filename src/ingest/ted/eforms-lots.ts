@@ -2,12 +2,15 @@ import type { FieldError } from "../model.ts";
 import type { XmlElement } from "../xml/element.ts";
 import { attr, child, children, path, pathAll, text } from "../xml/element.ts";
 import { DEFAULT_LOCAL_TIME_ZONE } from "./countries.ts";
+import { LANGUAGE_PREFERENCE, pickLanguage } from "./language.ts";
 import { cac, cbc } from "./namespaces.ts";
 import {
   END_OF_DAY,
   fieldError,
+  joinTexts,
   parseCpv,
   parseNuts,
+  readCount,
   readCountryAlpha3,
   readDate,
   readZonedInstant,
@@ -29,6 +32,18 @@ export interface EformsProject {
   durationMonths: number | null;
   /** BT-536 / BT-537 as calendar dates. */
   startDate: string | null;
+  endDate: string | null;
+  /** `ContractExtension` (BT-54, BT-57, BT-58): see `readExtension`. */
+  extension: LotExtension;
+}
+
+/** What a lot's `cac:ContractExtension` announces; every field null when the block is absent. */
+export interface LotExtension {
+  /** BT-54, BT-57 and BT-58 as one text (see `readExtension`). */
+  text: string | null;
+  /** `Renewal/Period/DurationMeasure` in months, as BT-36 is converted; null unless the period is structured. */
+  months: number | null;
+  /** `Renewal/Period/EndDate`. */
   endDate: string | null;
 }
 
@@ -80,7 +95,65 @@ export function readProject(project: XmlElement | null, field: string, errors: F
     durationMonths: readDurationMonths(child(period, ...cbc("DurationMeasure")), `${field}.duration`, errors),
     startDate: readDate(child(period, ...cbc("StartDate")), `${field}.startDate`, errors),
     endDate: readDate(child(period, ...cbc("EndDate")), `${field}.endDate`, errors),
+    extension: readExtension(child(project, ...cac("ContractExtension")), `${field}.extension`, errors),
   };
+}
+
+/**
+ * A lot's `cac:ContractExtension`. The text joins (`joinTexts`, one per line, in this order) the options
+ * description (BT-54 `OptionsDescription`), the renewal description (BT-57 `Renewal/Period/Description`) and
+ * the maximum number of renewals (BT-58 `MaximumNumberNumeric`) as `Renewals: at most N`, because a count
+ * without its text is still an announced extension. Both descriptions are read in one language when they
+ * share one (see `extensionLanguage`), so that the joined text does not switch language mid-way.
+ *
+ * Months and end date come only from the structured `Renewal/Period` (`DurationMeasure`, `EndDate`): they
+ * are never parsed out of the descriptions, and the renewal count is not turned into months (the length of
+ * one renewal is not given).
+ */
+function readExtension(extension: XmlElement | null, field: string, errors: FieldError[]): LotExtension {
+  const options = children(extension, ...cbc("OptionsDescription"));
+  const periods = pathAll(extension, [cac("Renewal"), cac("Period")]);
+  const renewals = periods.flatMap((p) => children(p, ...cbc("Description")));
+  const language = extensionLanguage([options, renewals]);
+  const maximum = readCount(child(extension, ...cbc("MaximumNumberNumeric")), `${field}.maxRenewals`, errors);
+  const period = periods[0] ?? null;
+  return {
+    text: joinTexts([
+      inLanguage(options, language),
+      inLanguage(renewals, language),
+      // 0 renewals at most announces none.
+      maximum === null || maximum === 0 ? null : `Renewals: at most ${maximum}`,
+    ]),
+    months: readDurationMonths(child(period, ...cbc("DurationMeasure")), `${field}.months`, errors),
+    endDate: readDate(child(period, ...cbc("EndDate")), `${field}.endDate`, errors),
+  };
+}
+
+/**
+ * The one language the extension texts are read in: among the languages every one of them is published in,
+ * the first of language.ts's preferences (Spanish, then English), else the first in document order. When
+ * they share none, each text falls back to its own `pickLanguage` choice.
+ */
+function extensionLanguage(groups: readonly (readonly XmlElement[])[]): string | null {
+  const published = groups
+    .map((variants) =>
+      variants.flatMap((el) => {
+        const language = text(el) === null ? null : attr(el, "languageID")?.toUpperCase();
+        return language ? [language] : [];
+      }),
+    )
+    .filter((languages) => languages.length > 0);
+  const [first = [], ...others] = published;
+  const shared = first.filter((language) => others.every((languages) => languages.includes(language)));
+  return LANGUAGE_PREFERENCE.find((wanted) => shared.includes(wanted)) ?? shared[0] ?? null;
+}
+
+/** The variant in `language`; when the element is not published in it, the usual `pickLanguage` choice. */
+function inLanguage(variants: readonly XmlElement[], language: string | null): string | null {
+  const match = variants.find(
+    (el) => text(el) !== null && attr(el, "languageID")?.toUpperCase() === language,
+  );
+  return match === undefined ? pickLanguage(variants) : text(match);
 }
 
 /**

@@ -1,9 +1,10 @@
 import { createReadStream } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { SHARED_DIR } from "../../../test/helpers/engines.ts";
-import type { NormalizedAward, NormalizedWinner, NormalizeResult } from "../model.ts";
+import type { FieldError, NormalizedAward, NormalizedWinner, NormalizeResult } from "../model.ts";
 import { readTedNotice } from "./detect.ts";
 import { normalizeEformsNotice } from "./eforms.ts";
+import { readLots } from "./eforms-lots.ts";
 
 /**
  * The eForms fixtures, field by field. Every expected value was read by hand from the XML; the comment next
@@ -134,6 +135,10 @@ describe("eForms CAN 00611835-2024: BEL ICT framework, 6 lots, 2 winners, lot 5 
       durationMonths: null,
       startDate: null,
       endDate: null,
+      // no ContractExtension
+      extensionText: null,
+      extensionMonths: null,
+      extensionEndDate: null,
       // CON-0001 has an IssueDate (BT-145)
       contractSigned: true,
       // LOT-0001 MainCommodityClassification
@@ -176,6 +181,10 @@ describe("eForms CAN 00611835-2024: BEL ICT framework, 6 lots, 2 winners, lot 5 
       durationMonths: null,
       startDate: null,
       endDate: null,
+      // no winner: no extensions
+      extensionText: null,
+      extensionMonths: null,
+      extensionEndDate: null,
       contractSigned: false,
       cpv: "72212000",
     });
@@ -256,6 +265,10 @@ describe("eForms CAN 00191536-2024: NLD single lot", async () => {
         durationMonths: null,
         startDate: "2024-04-01",
         endDate: "2026-12-31",
+        // no ContractExtension
+        extensionText: null,
+        extensionMonths: null,
+        extensionEndDate: null,
         // no conclusion date (IssueDate) on CON-0001
         contractSigned: false,
         cpv: "45000000",
@@ -310,6 +323,10 @@ describe("eForms CAN 00607986-2024: BEL, no winner", async () => {
         durationMonths: null,
         startDate: null,
         endDate: null,
+        // no ContractExtension
+        extensionText: null,
+        extensionMonths: null,
+        extensionEndDate: null,
         contractSigned: false,
         // LOT-0001 MainCommodityClassification 90919200
         cpv: "90919200",
@@ -362,6 +379,27 @@ describe("eForms CN 00615708-2023: FIN ICT framework (defence, restricted)", asy
       nuts: "FI197",
       orgType: "cga",
     });
+  });
+
+  it("announces its extension on the lot (a CN has no awards to carry it)", async () => {
+    const root = await readTedNotice(
+      createReadStream(`${FIXTURES}eforms-cn-00615708-2023-FIN-ict-framework.xml`),
+    );
+    const lotErrors: FieldError[] = [];
+    const lots = readLots(root, lotErrors);
+    expect(lotErrors).toEqual([]);
+    // LOT-0000 ContractExtension: MaximumNumberNumeric (BT-58) 2, Renewal/Period/Description (BT-57) FIN only
+    // ("two (2) option years"); no OptionsDescription, no structured Period duration or end.
+    expect(lots.map((lot) => [lot.id, lot.project.extension])).toEqual([
+      [
+        "LOT-0000",
+        {
+          text: "Sopimukseen varataan kaksi (2) optiovuotta.\nRenewals: at most 2",
+          months: null,
+          endDate: null,
+        },
+      ],
+    ]);
   });
 });
 
@@ -483,6 +521,19 @@ describe("eForms SDK example can_24_FRA_comments (not published)", async () => {
   it("reads both lots' awards", () => {
     // LOT-0001 / LOT-0002 PlannedPeriod: StartDate 2019-09-01+02:00, EndDate 2020-12-31
     const lotPeriod = { durationMonths: null, startDate: "2019-09-01", endDate: "2020-12-31" };
+    // LOT-0001 / LOT-0002 ContractExtension, identical: OptionsDescription (BT-54) FRA, Renewal/Period/
+    // Description (BT-57) FRA, MaximumNumberNumeric (BT-58) 3. The "12 mois" and "31.12.2023" in the text are
+    // not read into months or an end date: the Period has no DurationMeasure or EndDate.
+    const lotExtension = {
+      extensionText:
+        "Options description ---\n" +
+        "L'accord-cadre est reconductible de manière tacite, dans les conditions définies au cahier des " +
+        "clauses administratives particulières, 3 fois, pour une période de 12 mois, à compter du 1.1.2021, " +
+        "sans pouvoir excéder le 31.12.2023.\n" +
+        "Renewals: at most 3",
+      extensionMonths: null,
+      extensionEndDate: null,
+    };
     expect(tender.awards).toEqual([
       {
         lot: "LOT-0001",
@@ -499,6 +550,7 @@ describe("eForms SDK example can_24_FRA_comments (not published)", async () => {
         framework: false,
         valueIsCeiling: false,
         ...lotPeriod,
+        ...lotExtension,
         contractSigned: true,
         cpv: "77310000",
       },
@@ -515,6 +567,7 @@ describe("eForms SDK example can_24_FRA_comments (not published)", async () => {
         framework: false,
         valueIsCeiling: false,
         ...lotPeriod,
+        ...lotExtension,
         contractSigned: true,
         cpv: "77310000",
       },

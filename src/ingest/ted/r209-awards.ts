@@ -30,7 +30,7 @@ const NOT_AWARDED = "clos-nw";
  * - `awardDate`: `DATE_CONCLUSION_CONTRACT`, the only date F03 gives; it also makes `contractSigned` true.
  * - the winner: one `CONTRACTOR`, unpacked into a group when it is a comma-joined list of companies
  *   (party.ts); several `CONTRACTOR`s (`AWARDED_TO_GROUP`) are one group winner, the first listed as lead.
- * - `NO_AWARDED_CONTRACT` gives an award without winner, value or dates.
+ * - `NO_AWARDED_CONTRACT` gives an award without winner, value, dates or extensions.
  */
 export function readR209Awards(
   form: XmlElement,
@@ -68,6 +68,10 @@ export function readR209Awards(
       durationMonths: awarded ? (lotInfo?.durationMonths ?? null) : null,
       startDate: awarded ? (lotInfo?.startDate ?? null) : null,
       endDate: awarded ? (lotInfo?.endDate ?? null) : null,
+      extensionText: awarded ? (lotInfo?.extensionText ?? null) : null,
+      // R2.0.9 publishes no structured extension period or end (r209-lots.ts).
+      extensionMonths: null,
+      extensionEndDate: null,
       contractSigned: concluded !== null,
       cpv: lotInfo?.cpvs[0] ?? ctx.cpvMain,
     };

@@ -2,7 +2,8 @@ import type { FieldError } from "../model.ts";
 import type { XmlElement } from "../xml/element.ts";
 import { attr, child, children, pathAll, text } from "../xml/element.ts";
 import { n2016, ted } from "./namespaces.ts";
-import { fieldError, parseCpv, parseDate, parseNuts } from "./values.ts";
+import { paragraphs } from "./r209-form.ts";
+import { fieldError, joinTexts, parseCpv, parseDate, parseNuts } from "./values.ts";
 
 /** One `OBJECT_CONTRACT/OBJECT_DESCR` of an R2.0.9 form: a lot, or the whole object when not in lots. */
 export interface R209Lot {
@@ -15,14 +16,38 @@ export interface R209Lot {
   durationMonths: number | null;
   startDate: string | null;
   endDate: string | null;
+  /**
+   * `OPTIONS_DESCR` (F02, F03), then `RENEWAL_DESCR` (F02), their `<P>` paragraphs joined as for other
+   * texts, the two joined by `joinTexts`. A form marks "none" with `NO_OPTIONS` / `NO_RENEWAL` (every
+   * fixture does), which gives null.
+   */
+  extensionText: string | null;
 }
 
 /** Months per `DURATION/@TYPE` (the form offers months and days only; days on a 365-day year). */
 const MONTHS_PER_TYPE: Readonly<Record<string, number>> = { MONTH: 1, DAY: 12 / 365 };
 const DURATION_RE = /^\d+(?:\.\d+)?$/;
 
-export function readR209Lots(objectContract: XmlElement | null, errors: FieldError[]): R209Lot[] {
+/**
+ * Every `OBJECT_DESCR` of the original form. `textObject` is the `OBJECT_CONTRACT` of the form chosen for
+ * texts (r209-form.ts `selectForms`): a lot's texts come from its `OBJECT_DESCR` there (same `@ITEM`, else
+ * same position, as translations repeat the original's structure), else from the original's.
+ *
+ * R2.0.9 has no structured extension period (`RENEWAL_DESCR` and `OPTIONS_DESCR` are free text only, and
+ * `DURATION` is the contract's own), so extension months and end date are never read from these forms.
+ */
+export function readR209Lots(
+  objectContract: XmlElement | null,
+  errors: FieldError[],
+  textObject: XmlElement | null = objectContract,
+): R209Lot[] {
+  const textDescrs = children(textObject, ...ted("OBJECT_DESCR"));
   return children(objectContract, ...ted("OBJECT_DESCR")).map((descr, i) => {
+    const item = attr(descr, "ITEM");
+    const textDescr =
+      (item === null ? undefined : textDescrs.find((d) => attr(d, "ITEM") === item)) ??
+      textDescrs[i] ??
+      descr;
     const lotNo = text(child(descr, ...ted("LOT_NO")));
     const field = `lots[${lotNo ?? i}]`;
     const cpvs: string[] = [];
@@ -40,6 +65,10 @@ export function readR209Lots(objectContract: XmlElement | null, errors: FieldErr
       durationMonths: readDuration(child(descr, ...ted("DURATION")), `${field}.duration`, errors),
       startDate: parseDate(text(child(descr, ...ted("DATE_START"))), `${field}.startDate`, errors),
       endDate: parseDate(text(child(descr, ...ted("DATE_END"))), `${field}.endDate`, errors),
+      extensionText: joinTexts([
+        paragraphs(child(textDescr, ...ted("OPTIONS_DESCR"))),
+        paragraphs(child(textDescr, ...ted("RENEWAL_DESCR"))),
+      ]),
     };
   });
 }

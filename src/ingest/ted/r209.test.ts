@@ -133,6 +133,10 @@ describe("R2.0.9 F03 153579-2020: ESP framework with comma-joined winners", asyn
       durationMonths: null,
       startDate: null,
       endDate: null,
+      // OBJECT_DESCR ITEM 1: NO_OPTIONS, and F03 has no renewal
+      extensionText: null,
+      extensionMonths: null,
+      extensionEndDate: null,
       contractSigned: true,
       cpv: "79212000",
     });
@@ -298,6 +302,10 @@ describe("R2.0.9 hand-written documents", () => {
         durationMonths: null,
         startDate: null,
         endDate: null,
+        // NO_AWARDED_CONTRACT: no extensions
+        extensionText: null,
+        extensionMonths: null,
+        extensionEndDate: null,
         contractSigned: false,
         cpv: "72000000",
       },
@@ -339,6 +347,44 @@ describe("R2.0.9 hand-written documents", () => {
       { field: "awards[1].value", reason: 'not a decimal amount: "1.234,56"' },
       { field: "awards[1].awardDate", reason: 'not a calendar date: "2019-02-30"' },
       { field: "awards[1].biddersCount", reason: 'not a non-negative integer: "seven"' },
+    ]);
+  });
+
+  it("reads a lot's OPTIONS_DESCR and RENEWAL_DESCR as its awards' extension text, in the text language", async () => {
+    const object = (lg: string, options: string, renewal: string): string => `
+      <OBJECT_CONTRACT><TITLE><P>T ${lg}</P></TITLE><CPV_MAIN><CPV_CODE CODE="72000000"/></CPV_MAIN>
+        <TYPE_CONTRACT CTYPE="SERVICES"/>
+        <OBJECT_DESCR ITEM="1"><LOT_NO>1</LOT_NO><OPTIONS/>
+          <OPTIONS_DESCR><P>${options}</P><P>(${lg})</P></OPTIONS_DESCR>
+          <RENEWAL/><RENEWAL_DESCR><P>${renewal}</P></RENEWAL_DESCR></OBJECT_DESCR>
+        <OBJECT_DESCR ITEM="2"><LOT_NO>2</LOT_NO><NO_OPTIONS/><NO_RENEWAL/></OBJECT_DESCR>
+      </OBJECT_CONTRACT>`;
+    const awards = `
+      <AWARD_CONTRACT ITEM="1"><LOT_NO>1</LOT_NO><AWARDED_CONTRACT>
+        <DATE_CONCLUSION_CONTRACT>2019-01-10</DATE_CONCLUSION_CONTRACT></AWARDED_CONTRACT></AWARD_CONTRACT>
+      <AWARD_CONTRACT ITEM="2"><LOT_NO>2</LOT_NO><AWARDED_CONTRACT>
+        <DATE_CONCLUSION_CONTRACT>2019-01-10</DATE_CONCLUSION_CONTRACT></AWARDED_CONTRACT></AWARD_CONTRACT>
+      <AWARD_CONTRACT ITEM="3"><LOT_NO>1</LOT_NO><NO_AWARDED_CONTRACT><PROCUREMENT_UNSUCCESSFUL/>
+      </NO_AWARDED_CONTRACT></AWARD_CONTRACT>`;
+    const { tender, errors } = await normalizeXml(
+      f03(
+        `${FR_OBJECT.replace(/<OBJECT_CONTRACT>[\s\S]*<\/OBJECT_CONTRACT>/, "")}
+        ${object("FR", "Services supplémentaires", "Reconductible une fois")}${awards}`,
+        `<F03_2014 CATEGORY="TRANSLATION" FORM="F03" LG="ES">
+        ${object("ES", "Servicios adicionales", "Prorrogable una vez")}</F03_2014>`,
+      ),
+    );
+    expect(errors).toEqual([]);
+    expect(
+      tender.awards.map((a) => [a.lot, a.resultCode, a.extensionText, a.extensionMonths, a.extensionEndDate]),
+    ).toEqual([
+      // paragraphs joined with a space, OPTIONS_DESCR then RENEWAL_DESCR one per line, from the ES translation;
+      // R2.0.9 has no structured extension period or end
+      ["1", "selec-w", "Servicios adicionales (ES)\nProrrogable una vez", null, null],
+      // NO_OPTIONS / NO_RENEWAL
+      ["2", "selec-w", null, null, null],
+      // NO_AWARDED_CONTRACT: no contract, no extensions
+      ["1", "clos-nw", null, null, null],
     ]);
   });
 

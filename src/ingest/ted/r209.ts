@@ -42,7 +42,8 @@ import {
  *   published (`UK`, `ES51`).
  * - `durationMonths`: the longest lot `DURATION` (F02).
  * - texts: `<P>` paragraphs joined with one space; read from the Spanish or English translation when the
- *   notice has one (EU institutions), else from the original.
+ *   notice has one (EU institutions), else from the original. That includes a lot's extension text
+ *   (`OPTIONS_DESCR`, `RENEWAL_DESCR`; r209-lots.ts), the only extension fact these forms publish.
  *
  * Throws `TedNoticeError` when `root` is not `TED_EXPORT`, holds a form other than F02/F03, or has no
  * publication number or date.
@@ -67,7 +68,7 @@ export function normalizeR209Notice(root: XmlElement): NormalizeResult {
 
   const object = child(form, ...ted("OBJECT_CONTRACT"));
   const textObject = child(forms.texts, ...ted("OBJECT_CONTRACT"));
-  const lots = readR209Lots(object, errors);
+  const lots = readR209Lots(object, errors, textObject);
   const cpvMain = parseCpv(attr(path(object, [ted("CPV_MAIN"), ted("CPV_CODE")]), "CODE"), "cpvMain", errors);
   const cpvAll = [...new Set([...(cpvMain === null ? [] : [cpvMain]), ...lots.flatMap((lot) => lot.cpvs)])];
   const procedure = child(form, ...ted("PROCEDURE"));

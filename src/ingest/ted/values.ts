@@ -5,7 +5,15 @@ import type { XmlElement } from "../xml/element.ts";
 import { text } from "../xml/element.ts";
 import { alpha2FromAlpha3, alpha2FromLegacy } from "./countries.ts";
 
-export { collapse, fieldError, parseAmount, parseCpv, parseCurrency, parseNuts } from "../values.ts";
+export {
+  collapse,
+  fieldError,
+  joinTexts,
+  parseAmount,
+  parseCpv,
+  parseCurrency,
+  parseNuts,
+} from "../values.ts";
 
 /**
  * Strict readers for TED leaf values (eForms and R2.0.9). Each returns null when the value is absent, and
