@@ -161,6 +161,10 @@ export interface AwardWrite {
   duration_months: number | null;
   start_date: string | null;
   end_date: string | null;
+  /** Announced extensions/options as published; null when none (migration 0016). */
+  extension_text: string | null;
+  extension_months: number | null;
+  extension_end_date: string | null;
   contract_signed: boolean;
   cpv: string | null;
 }
@@ -192,17 +196,19 @@ export async function replaceAwards(
   await db.query(
     `INSERT INTO awards (tender_id, buyer_id, award_key, source, source_ref, lot, result_code, award_date,
                          winner_company_id, winner_name, winner_nif, value, value_payable, currency, bidders_count,
-                         framework, value_is_ceiling, duration_months, start_date, end_date, contract_signed, cpv)
+                         framework, value_is_ceiling, duration_months, start_date, end_date,
+                         extension_text, extension_months, extension_end_date, contract_signed, cpv)
      SELECT r.tender_id, r.buyer_id, r.award_key, r.source, r.source_ref, r.lot, r.result_code, r.award_date,
             r.winner_company_id, r.winner_name, r.winner_nif, r.value, r.value_payable, r.currency,
             r.bidders_count, r.framework, r.value_is_ceiling, r.duration_months, r.start_date, r.end_date,
-            r.contract_signed, r.cpv
+            r.extension_text, r.extension_months, r.extension_end_date, r.contract_signed, r.cpv
        FROM jsonb_to_recordset($1::jsonb) AS r(tender_id bigint, buyer_id bigint, award_key text, source text,
             source_ref text,
             lot text, result_code text, award_date date, winner_company_id bigint, winner_name text,
             winner_nif text, value numeric, value_payable numeric, currency text, bidders_count integer,
             framework boolean, value_is_ceiling boolean, duration_months numeric, start_date date,
-            end_date date, contract_signed boolean, cpv text)
+            end_date date, extension_text text, extension_months numeric, extension_end_date date,
+            contract_signed boolean, cpv text)
      ON CONFLICT (tender_id, award_key) DO UPDATE SET
        buyer_id = EXCLUDED.buyer_id, source_ref = EXCLUDED.source_ref, lot = EXCLUDED.lot, result_code = EXCLUDED.result_code,
        award_date = EXCLUDED.award_date, winner_company_id = EXCLUDED.winner_company_id,
@@ -211,6 +217,8 @@ export async function replaceAwards(
        bidders_count = EXCLUDED.bidders_count, framework = EXCLUDED.framework,
        value_is_ceiling = EXCLUDED.value_is_ceiling, duration_months = EXCLUDED.duration_months,
        start_date = EXCLUDED.start_date, end_date = EXCLUDED.end_date,
+       extension_text = EXCLUDED.extension_text, extension_months = EXCLUDED.extension_months,
+       extension_end_date = EXCLUDED.extension_end_date,
        contract_signed = EXCLUDED.contract_signed, cpv = EXCLUDED.cpv, updated_at = now()`,
     [json],
   );
