@@ -77,7 +77,8 @@ export async function canonicalDump(db: Db): Promise<string> {
     `SELECT t.source_ref, v.upstream_updated, v.status, v.raw_hash
        FROM tender_versions v JOIN tenders t ON t.id = v.tender_id ORDER BY t.source_ref, v.raw_hash`,
     `SELECT t.source_ref, a.award_key, a.lot, a.result_code, a.award_date, c.name AS winner, c.nif, a.value,
-            a.value_payable, a.bidders_count, a.framework, a.value_is_ceiling, a.start_date, a.contract_signed
+            a.value_payable, a.bidders_count, a.framework, a.value_is_ceiling, a.start_date, a.contract_signed,
+            a.extension_text, a.extension_months, a.extension_end_date
        FROM awards a JOIN tenders t ON t.id = a.tender_id LEFT JOIN companies c ON c.id = a.winner_company_id
       ORDER BY t.source_ref, a.award_key`,
     "SELECT name, name_norm, nif, is_joint_venture FROM companies ORDER BY name_norm, nif",
