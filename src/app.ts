@@ -22,6 +22,7 @@ import { registerLlmsTxt } from "./http/routes/discovery/llms-txt.ts";
 import { registerMorCheckout } from "./http/routes/mor/checkout.ts";
 import { registerMorWebhook } from "./http/routes/mor/webhook.ts";
 import { registerGetPricing } from "./http/routes/pricing/get.ts";
+import { registerListRenewals } from "./http/routes/renewals/get.ts";
 import { registerSearch } from "./http/routes/search/get.ts";
 import { registerGetStats } from "./http/routes/stats/get.ts";
 import { registerGetTender } from "./http/routes/tenders/get.ts";
@@ -96,6 +97,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   registerGetCompany(app, httpDeps);
   registerListCompanyAwards(app, httpDeps);
   registerGetBuyerHistory(app, httpDeps);
+  registerListRenewals(app, httpDeps);
   registerGetBilling(app, httpDeps);
   registerBuyCredits(app, httpDeps);
   // Served only when configured: pricing and OpenAPI then list exactly what answers.

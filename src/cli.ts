@@ -1,4 +1,6 @@
 import { parseArgs } from "node:util";
+import { backtestRenewals } from "./analytics/renewals/backtest.ts";
+import { recomputeSignals } from "./analytics/renewals/recompute.ts";
 import { type Config, ConfigError, loadConfig } from "./config.ts";
 import { type Db, openDb } from "./db/client.ts";
 import { migrate } from "./db/migrate.ts";
@@ -16,6 +18,7 @@ import { loadCpvLabels, loadNutsNames } from "./ingest/refdata/load-reference.ts
 import { seedSynthetic } from "./ingest/synthetic/seed.ts";
 import { ingestTed } from "./ingest/ted/ingest-ted.ts";
 import { systemClock } from "./lib/clock.ts";
+import { parseIsoDate } from "./lib/dates.ts";
 import { createLogger } from "./lib/logger.ts";
 import { runFromEnvironment } from "./server.ts";
 
@@ -38,6 +41,9 @@ commands:
   inspect tender <source_ref>         print a stored tender with its awards (Tender shape of the API)
   leads set-status <id> <status>      move a lead to new, contacted, used, paid or lost
   retention                           purge leads 180 days after they reached contacted, used, paid or lost
+  signals                             recompute every renewal signal (ingest runs recompute what they touched)
+  backtest-renewals --as-of YYYY-MM-DD [--as-of …]
+                                      score the renewal heuristic as of past dates and store the result
   seed --synthetic N [--seed S] [--out DIR]
                                       write N synthetic feed entries (host synthetic.invalid) and ingest them
 `;
@@ -121,6 +127,18 @@ async function run(argv: string[]): Promise<void> {
     print({ command: "retention", ...result });
     return;
   }
+  if (command === "signals") {
+    if (rest.length > 0) {
+      throw new UsageError("signals takes no arguments");
+    }
+    const log = createLogger(config.LOG_LEVEL === "info" ? "warn" : config.LOG_LEVEL);
+    print({ command, ...(await withDb(config, (db) => recomputeSignals({ db, log, full: true }))) });
+    return;
+  }
+  if (command === "backtest-renewals") {
+    await backtestCommand(config, rest);
+    return;
+  }
   if (command === "inspect") {
     const [what, sourceRef] = rest;
     if (what !== "tender" || !sourceRef) {
@@ -135,6 +153,34 @@ async function run(argv: string[]): Promise<void> {
     return;
   }
   throw new UsageError(`unknown command "${command}"`);
+}
+
+async function backtestCommand(config: Config, args: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args,
+    options: { "as-of": { type: "string", multiple: true } },
+    strict: true,
+  });
+  const asOf = values["as-of"] ?? [];
+  if (asOf.length === 0) {
+    throw new UsageError("--as-of YYYY-MM-DD is required (repeat it for several dates)");
+  }
+  for (const date of asOf) {
+    if (parseIsoDate(date) !== date) {
+      throw new UsageError(`--as-of "${date}" is not a calendar date YYYY-MM-DD`);
+    }
+  }
+  const log = createLogger(config.LOG_LEVEL === "info" ? "warn" : config.LOG_LEVEL);
+  const result = await withDb(config, (db) => backtestRenewals({ db, log, asOf, now: systemClock() }));
+  print({
+    command: "backtest-renewals",
+    as_of: result.as_of,
+    corpus: result.corpus,
+    overall: result.overall,
+    base_rate: result.base_rate,
+    lift: result.lift,
+    table: result.table,
+  });
 }
 
 async function leadsCommand(config: Config, args: string[]): Promise<void> {

@@ -2,10 +2,11 @@ import type { Db } from "../db/client.ts";
 import { linkTedToPlacsp, markSupersededAwards } from "../db/queries/links.ts";
 import type { Logger } from "../lib/logger.ts";
 import { refreshStats } from "./refresh-stats.ts";
+import { recomputeSignals } from "./renewals/recompute.ts";
 
 /**
  * What follows every successful ingest run, whatever its source: link procedures published on both sources,
- * keep the awards of linked tenders out of the counts, then refresh the aggregates that changed.
+ * keep the awards of linked tenders out of the counts, then refresh the aggregates and the renewal signals of what changed.
  */
 export async function afterIngestRun(deps: { db: Db; log: Logger }): Promise<void> {
   const linked = await deps.db.transaction(async (tx) => {
@@ -17,4 +18,5 @@ export async function afterIngestRun(deps: { db: Db; log: Logger }): Promise<voi
     deps.log.info({ linked }, "linked TED tenders to their PLACSP procedures");
   }
   await refreshStats(deps);
+  await recomputeSignals(deps);
 }

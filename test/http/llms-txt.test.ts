@@ -38,8 +38,9 @@ describe("GET /llms.txt", () => {
       `- [GET /v1/tenders/:id](https://api.example.org/v1/tenders/{id}): ${((tender?.priceCents ?? 0) / 100).toFixed(2)} USD.`,
     );
     expect(text).toContain("- [GET /v1/pricing](https://api.example.org/v1/pricing): free.");
+    expect(text).toContain("- [GET /v1/renewals](https://api.example.org/v1/renewals): 0.25 USD.");
     // Not served yet, so not advertised.
-    expect(text).not.toContain("/v1/renewals");
+    expect(text).not.toContain("/v1/research");
   });
 
   it("explains how to pay in the configured mode", async () => {

@@ -34,6 +34,8 @@ CREATE TABLE renewal_signals (
   -- The tender of the same buyer and division published after the basis award and no later than the window's
   -- end: the forecast has come true and is no longer open.
   retendered_by  bigint REFERENCES tenders (id) ON DELETE SET NULL,
+  -- The tenders of every award the basis uses, ascending: the provenance served with the signal.
+  evidence_tender_ids bigint[] NOT NULL,
   basis          jsonb NOT NULL,
   CHECK (window_start <= window_end)
 );
@@ -69,6 +71,26 @@ BEGIN
   RETURN NULL;
 END $$;
 
+-- Awards carry their tender's buyer (migration 0009), but a writer that leaves it null still marks the
+-- tender's buyer. (A tender deleted with its awards marks its buyer through the tenders trigger.)
+CREATE OR REPLACE FUNCTION renewal_signals_mark_award_buyers() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+  IF TG_OP IN ('INSERT', 'UPDATE') THEN
+    INSERT INTO renewal_signals_dirty (buyer_id)
+      SELECT DISTINCT coalesce(n.buyer_id, t.buyer_id) FROM new_rows n LEFT JOIN tenders t ON t.id = n.tender_id
+       WHERE coalesce(n.buyer_id, t.buyer_id) IS NOT NULL
+      ON CONFLICT DO NOTHING;
+  END IF;
+  IF TG_OP IN ('DELETE', 'UPDATE') THEN
+    INSERT INTO renewal_signals_dirty (buyer_id)
+      SELECT DISTINCT coalesce(o.buyer_id, t.buyer_id) FROM old_rows o LEFT JOIN tenders t ON t.id = o.tender_id
+       WHERE coalesce(o.buyer_id, t.buyer_id) IS NOT NULL
+      ON CONFLICT DO NOTHING;
+  END IF;
+  RETURN NULL;
+END $$;
+
 CREATE TRIGGER tenders_signals_ins AFTER INSERT ON tenders
   REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION renewal_signals_mark_buyers();
 CREATE TRIGGER tenders_signals_upd AFTER UPDATE ON tenders
@@ -77,12 +99,12 @@ CREATE TRIGGER tenders_signals_upd AFTER UPDATE ON tenders
 CREATE TRIGGER tenders_signals_del AFTER DELETE ON tenders
   REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION renewal_signals_mark_buyers();
 CREATE TRIGGER awards_signals_ins AFTER INSERT ON awards
-  REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION renewal_signals_mark_buyers();
+  REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION renewal_signals_mark_award_buyers();
 CREATE TRIGGER awards_signals_upd AFTER UPDATE ON awards
   REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
-  FOR EACH STATEMENT EXECUTE FUNCTION renewal_signals_mark_buyers();
+  FOR EACH STATEMENT EXECUTE FUNCTION renewal_signals_mark_award_buyers();
 CREATE TRIGGER awards_signals_del AFTER DELETE ON awards
-  REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION renewal_signals_mark_buyers();
+  REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION renewal_signals_mark_award_buyers();
 
 -- 4. Backtests: one row per run, the scored table as served in GET /v1/renewals meta.backtest.
 CREATE TABLE renewal_backtests (

@@ -68,3 +68,47 @@ export interface RenewalSignal {
   confidence: Confidence;
   basis: SignalBasis;
 }
+
+/** One line of the backtest table: the signals of one type and confidence that were open at an as-of date. */
+export interface BacktestRow {
+  signal_type: SignalType;
+  confidence: Confidence;
+  /** Open forecasts at the as-of date whose window had closed by the end of the data (scorable). */
+  signals: number;
+  hits: number;
+  /** hits / signals, 4 decimals; null with no scorable signal. */
+  hit_rate: number | null;
+  /** Median |actual − predicted| in days over scorable signals followed by a tender of the buyer and division. */
+  median_abs_error_days: number | null;
+  /** Open forecasts whose window ends after the data: not scored. */
+  unresolved: number;
+}
+
+export interface BaseRate {
+  /** Buyer × CPV division pairs whose naive 12-month window was open at the as-of date and closed by the end of the data. */
+  forecasts: number;
+  hits: number;
+  hit_rate: number | null;
+}
+
+export interface BacktestResult {
+  as_of: string[];
+  corpus: {
+    awards: number;
+    tenders: number;
+    buyers: number;
+    /** The last publication date in the data: windows ending later cannot be scored. */
+    data_until: string | null;
+    /** Share of tenders that are synthetic (seed --synthetic). */
+    synthetic_share: number;
+  };
+  rules: { hit: string; error: string; base_rate: string; scored: string };
+  /** Summed over the as-of dates. */
+  table: BacktestRow[];
+  overall: { signals: number; hits: number; hit_rate: number | null };
+  base_rate: BaseRate;
+  /** overall.hit_rate / base_rate.hit_rate, 2 decimals; null when either is null or the base rate is 0. */
+  lift: number | null;
+  per_as_of: { as_of: string; table: BacktestRow[]; base_rate: BaseRate }[];
+  note: string;
+}

@@ -83,8 +83,27 @@ export const RenewalsQuerySchema = z.object({
     .min(1)
     .max(36)
     .default(12)
-    .openapi({ type: "integer", minimum: 1, maximum: 36, default: 12 }),
-  min_confidence: z.enum(["low", "medium", "high"]).optional(),
+    .openapi({
+      type: "integer",
+      minimum: 1,
+      maximum: 36,
+      default: 12,
+      description: "Signals whose window overlaps [today, today + window_months] are listed.",
+    }),
+  min_confidence: z
+    .enum(["low", "medium", "high"])
+    .optional()
+    .openapi({ description: "Lowest confidence to list: low lists all, high only high." }),
+  include_retendered: z
+    .enum(["true", "false"], { error: "true or false" })
+    .default("false")
+    .transform((value) => value === "true")
+    .openapi({
+      type: "boolean",
+      default: false,
+      description:
+        "Also list signals whose re-tender has already been published (basis.retendered_by names it).",
+    }),
   page: PageParam,
   size: SizeParam,
 });

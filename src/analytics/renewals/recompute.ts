@@ -1,0 +1,63 @@
+import type { Db } from "../../db/client.ts";
+import {
+  deleteSignals,
+  insertSignals,
+  listBuyersWithTenders,
+  loadBuyerEvidence,
+  lockSignalRecompute,
+  takeDirtySignalBuyers,
+} from "../../db/queries/renewals.ts";
+import type { Logger } from "../../lib/logger.ts";
+import { type ComputedSignal, computeBuyerSignals } from "./rules.ts";
+
+export interface RecomputeSignalsResult {
+  /** Buyers whose signals were recomputed. */
+  buyers: number;
+  /** Signals written for them. */
+  signals: number;
+  full: boolean;
+  ms: number;
+}
+
+/** Buyers loaded per evidence query: bounds memory on a large database while keeping round trips few. */
+const BUYERS_PER_CHUNK = 1_000;
+/** Signals per INSERT statement. */
+const SIGNALS_PER_INSERT = 2_000;
+
+/**
+ * Brings renewal_signals up to date. Incremental by default: triggers on tenders and awards mark the buyers
+ * whose evidence changed (migration 0016), and only their signals are recomputed, which gives the same table
+ * as a full recompute because a buyer's signals depend on that buyer's tenders and awards only. `full`
+ * recomputes every buyer (`npm run cli -- signals`, or after a rule change). One transaction: readers see the
+ * previous signals until the new ones are complete; concurrent recomputations queue on an advisory lock.
+ */
+export async function recomputeSignals({
+  db,
+  log,
+  full = false,
+}: {
+  db: Db;
+  log: Logger;
+  full?: boolean;
+}): Promise<RecomputeSignalsResult> {
+  const started = performance.now();
+  const counts = await db.transaction(async (tx) => {
+    await lockSignalRecompute(tx);
+    const dirty = await takeDirtySignalBuyers(tx);
+    const buyers = full ? await listBuyersWithTenders(tx) : dirty;
+    await deleteSignals(tx, full ? "all" : buyers);
+    let written = 0;
+    for (let i = 0; i < buyers.length; i += BUYERS_PER_CHUNK) {
+      const evidence = await loadBuyerEvidence(tx, buyers.slice(i, i + BUYERS_PER_CHUNK));
+      const signals: ComputedSignal[] = evidence.flatMap(computeBuyerSignals);
+      for (let j = 0; j < signals.length; j += SIGNALS_PER_INSERT) {
+        await insertSignals(tx, signals.slice(j, j + SIGNALS_PER_INSERT));
+      }
+      written += signals.length;
+    }
+    return { buyers: buyers.length, signals: written };
+  });
+  const result: RecomputeSignalsResult = { ...counts, full, ms: Math.round(performance.now() - started) };
+  log.info(result, "renewal signals recomputed");
+  return result;
+}

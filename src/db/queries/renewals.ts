@@ -1,0 +1,332 @@
+import type {
+  AwardEvidence,
+  BuyerEvidence,
+  ComputedSignal,
+  TenderEvidence,
+} from "../../analytics/renewals/rules.ts";
+import type { Queryable } from "../client.ts";
+
+/**
+ * Storage of renewal signals (migration 0016): the evidence the heuristic reads, the per-buyer replacement it
+ * writes, the dirty-buyer marks, and backtest runs.
+ */
+
+const RECOMPUTE_LOCK_KEY = 4_242_016;
+
+/** Serialises signal recomputations (PostgreSQL: across processes) until the caller's transaction ends. */
+export async function lockSignalRecompute(db: Queryable): Promise<void> {
+  await db.query("SELECT pg_advisory_xact_lock($1)", [RECOMPUTE_LOCK_KEY]);
+}
+
+/** Every buyer that has a tender, ascending: the unit of a full recompute. */
+export async function listBuyersWithTenders(db: Queryable): Promise<number[]> {
+  const { rows } = await db.query<{ buyer_id: number }>(
+    "SELECT DISTINCT buyer_id FROM tenders WHERE buyer_id IS NOT NULL ORDER BY buyer_id",
+  );
+  return rows.map((r) => r.buyer_id);
+}
+
+/** Takes the buyers marked since the last recompute (the marks this statement sees), ascending. */
+export async function takeDirtySignalBuyers(db: Queryable): Promise<number[]> {
+  const { rows } = await db.query<{ buyer_id: number }>(
+    `WITH taken AS (DELETE FROM renewal_signals_dirty RETURNING buyer_id)
+     SELECT buyer_id FROM taken ORDER BY buyer_id`,
+  );
+  return rows.map((r) => r.buyer_id);
+}
+
+interface AwardRow {
+  buyer_id: number;
+  award_id: number;
+  tender_id: number;
+  tender_ref: string;
+  award_ref: string;
+  award_date: string | null;
+  start_date: string | null;
+  end_date: string | null;
+  duration_months: number | null;
+  framework: boolean;
+  cpv: string | null;
+  company_id: number | null;
+  company_name: string | null;
+  extension_text: string | null;
+  extension_months: number | null;
+  extension_end_date: string | null;
+}
+
+interface TenderRow {
+  buyer_id: number;
+  tender_id: number;
+  ref: string;
+  publication_date: string;
+  divisions: string[];
+}
+
+/**
+ * The evidence of these buyers, in buyer id order. Awards: those with a winner (a void result is no contract),
+ * not superseded by their PLACSP twin, of tenders that search shows (tender_searchable: not linked to another
+ * source's record, not annulled). Tenders: the same visibility, with a publication date.
+ */
+export async function loadBuyerEvidence(
+  db: Queryable,
+  buyerIds: readonly number[],
+): Promise<BuyerEvidence[]> {
+  if (buyerIds.length === 0) {
+    return [];
+  }
+  const [awards, tenders] = await Promise.all([
+    db.query<AwardRow>(
+      `SELECT t.buyer_id, a.id AS award_id, a.tender_id, t.source_ref AS tender_ref,
+              coalesce(a.source_ref, t.source_ref) AS award_ref, a.award_date, a.start_date, a.end_date,
+              coalesce(a.duration_months, t.duration_months) AS duration_months,
+              (a.framework OR t.framework) AS framework, coalesce(a.cpv, t.cpv_main) AS cpv,
+              c.id AS company_id, c.name AS company_name,
+              a.extension_text, a.extension_months, a.extension_end_date
+         FROM tenders t
+         JOIN awards a ON a.tender_id = t.id
+         LEFT JOIN companies c ON c.id = a.winner_company_id
+        WHERE t.buyer_id = ANY($1::bigint[])
+          AND tender_searchable(t.linked_to, t.deleted_at, t.deletion_reason)
+          AND NOT a.superseded
+          AND (a.winner_company_id IS NOT NULL OR a.winner_name IS NOT NULL)
+        ORDER BY t.buyer_id, a.id`,
+      [buyerIds],
+    ),
+    db.query<TenderRow>(
+      `SELECT t.buyer_id, t.id AS tender_id, t.source_ref AS ref, t.publication_date,
+              ARRAY(SELECT DISTINCT left(code, 2) FROM unnest(t.cpv_all) AS code
+                     WHERE code ~ '^[0-9]{2}' ORDER BY 1) AS divisions
+         FROM tenders t
+        WHERE t.buyer_id = ANY($1::bigint[])
+          AND t.publication_date IS NOT NULL
+          AND tender_searchable(t.linked_to, t.deleted_at, t.deletion_reason)
+        ORDER BY t.buyer_id, t.id`,
+      [buyerIds],
+    ),
+  ]);
+  const byBuyer = new Map<number, { awards: AwardEvidence[]; tenders: TenderEvidence[] }>(
+    buyerIds.map((id) => [id, { awards: [], tenders: [] }]),
+  );
+  for (const row of awards.rows) {
+    byBuyer.get(row.buyer_id)?.awards.push({
+      awardId: row.award_id,
+      tenderId: row.tender_id,
+      tenderRef: row.tender_ref,
+      awardRef: row.award_ref,
+      awardDate: row.award_date,
+      startDate: row.start_date,
+      endDate: row.end_date,
+      durationMonths: row.duration_months,
+      framework: row.framework,
+      cpv: row.cpv,
+      incumbent: row.company_id === null ? null : { id: row.company_id, name: row.company_name ?? "" },
+      extensionText: row.extension_text,
+      extensionMonths: row.extension_months,
+      extensionEndDate: row.extension_end_date,
+    });
+  }
+  for (const row of tenders.rows) {
+    byBuyer.get(row.buyer_id)?.tenders.push({
+      tenderId: row.tender_id,
+      ref: row.ref,
+      publicationDate: row.publication_date,
+      divisions: row.divisions,
+    });
+  }
+  return [...byBuyer.entries()]
+    .sort(([a], [b]) => a - b)
+    .map(([buyerId, evidence]) => ({ buyerId, ...evidence }));
+}
+
+/** Deletes the signals of these buyers, or every signal. */
+export async function deleteSignals(db: Queryable, buyers: readonly number[] | "all"): Promise<number> {
+  if (buyers === "all") {
+    return (await db.query("DELETE FROM renewal_signals")).rowCount ?? 0;
+  }
+  if (buyers.length === 0) {
+    return 0;
+  }
+  const { rowCount } = await db.query("DELETE FROM renewal_signals WHERE buyer_id = ANY($1::bigint[])", [
+    buyers,
+  ]);
+  return rowCount ?? 0;
+}
+
+/** Inserts computed signals in one statement (callers batch them). */
+export async function insertSignals(db: Queryable, signals: readonly ComputedSignal[]): Promise<void> {
+  if (signals.length === 0) {
+    return;
+  }
+  await db.query(
+    `INSERT INTO renewal_signals (id, basis_key, signal_type, cpv, cpv_division, buyer_id, tender_id, award_id,
+                                  predicted_date, window_start, window_end, confidence, retendered_by,
+                                  evidence_tender_ids, basis)
+     SELECT id, key, type, cpv, division, buyer, tender, award, predicted, ws, we, confidence, retender,
+            evidence::bigint[], basis
+       FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[],
+                          $7::bigint[], $8::bigint[], $9::date[], $10::date[], $11::date[], $12::text[],
+                          $13::bigint[], $14::text[], $15::jsonb[])
+         AS s(id, key, type, cpv, division, buyer, tender, award, predicted, ws, we, confidence, retender,
+              evidence, basis)`,
+    [
+      signals.map((s) => s.id),
+      signals.map((s) => s.basisKey),
+      signals.map((s) => s.signalType),
+      signals.map((s) => s.cpv),
+      signals.map((s) => s.cpvDivision),
+      signals.map((s) => s.buyerId),
+      signals.map((s) => s.tenderId),
+      signals.map((s) => s.awardId),
+      signals.map((s) => s.predictedDate),
+      signals.map((s) => s.windowStart),
+      signals.map((s) => s.windowEnd),
+      signals.map((s) => s.confidence),
+      signals.map((s) => s.retenderedBy),
+      // unnest flattens a 2-D array, so each id list travels as its array literal and is cast back per row.
+      signals.map((s) => `{${s.evidenceTenderIds.join(",")}}`),
+      signals.map((s) => JSON.stringify(s.basis)),
+    ],
+  );
+}
+
+export interface RenewalFilters {
+  /** CPV prefix, digits only. */
+  cpvPrefix: string | null;
+  buyerIds: readonly number[] | null;
+  /** Windows overlapping [from, to]. */
+  from: string;
+  to: string;
+  /** 1 low, 2 medium, 3 high. */
+  minConfidenceRank: number;
+  includeRetendered: boolean;
+  limit: number;
+  offset: number;
+}
+
+export interface RenewalRecord {
+  id: number;
+  signal_type: string;
+  cpv: string;
+  buyer_id: number;
+  buyer_name: string;
+  buyer_nuts: string | null;
+  window_start: string;
+  window_end: string;
+  confidence: string;
+  basis: unknown;
+  evidence_tender_ids: number[];
+}
+
+function renewalWhere(f: RenewalFilters): { sql: string; params: unknown[] } {
+  const params: unknown[] = [f.from, f.to, f.minConfidenceRank];
+  const clauses = ["s.window_start <= $2::date", "s.window_end >= $1::date", "s.confidence_rank >= $3"];
+  if (!f.includeRetendered) {
+    clauses.push("s.retendered_by IS NULL");
+  }
+  if (f.cpvPrefix) {
+    params.push(f.cpvPrefix);
+    clauses.push(`s.cpv LIKE $${params.length} || '%'`);
+  }
+  if (f.buyerIds) {
+    params.push(f.buyerIds);
+    clauses.push(`s.buyer_id = ANY($${params.length}::bigint[])`);
+  }
+  return { sql: clauses.join(" AND "), params };
+}
+
+/** One page of signals in the endpoint's order (window start, confidence high first, id), and the total. */
+export async function listRenewalSignals(
+  db: Queryable,
+  filters: RenewalFilters,
+): Promise<{ records: RenewalRecord[]; total: number }> {
+  const where = renewalWhere(filters);
+  const limitAt = where.params.length + 1;
+  const [page, count] = await Promise.all([
+    db.query<RenewalRecord>(
+      `SELECT s.id, s.signal_type, s.cpv, s.buyer_id, b.name AS buyer_name, b.nuts AS buyer_nuts,
+              s.window_start, s.window_end, s.confidence, s.basis, s.evidence_tender_ids
+         FROM renewal_signals s
+         JOIN buyers b ON b.id = s.buyer_id
+        WHERE ${where.sql}
+        ORDER BY s.window_start, s.confidence_rank DESC, s.id
+        LIMIT $${limitAt} OFFSET $${limitAt + 1}`,
+      [...where.params, filters.limit, filters.offset],
+    ),
+    db.query<{ total: number }>(
+      `SELECT count(*)::int AS total FROM renewal_signals s WHERE ${where.sql}`,
+      where.params,
+    ),
+  ]);
+  return {
+    // node-postgres returns int8[] elements as strings (PGlite as numbers).
+    records: page.rows.map((r) => ({ ...r, evidence_tender_ids: r.evidence_tender_ids.map(Number) })),
+    total: count.rows[0]?.total ?? 0,
+  };
+}
+
+/** The upstream notices of these tenders, in the order of the ids given. */
+export async function tenderNotices(
+  db: Queryable,
+  tenderIds: readonly number[],
+): Promise<{ id: number; source: string; source_ref: string; url: string | null }[]> {
+  if (tenderIds.length === 0) {
+    return [];
+  }
+  const { rows } = await db.query<{ id: number; source: string; source_ref: string; url: string | null }>(
+    "SELECT id, source, source_ref, url FROM tenders WHERE id = ANY($1::bigint[])",
+    [tenderIds],
+  );
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  return tenderIds.flatMap((id) => byId.get(id) ?? []);
+}
+
+export interface BacktestRecord {
+  run_at: Date;
+  as_of: string[];
+  result: unknown;
+}
+
+export async function insertBacktest(
+  db: Queryable,
+  run: { runAt: Date; asOf: readonly string[]; result: unknown },
+): Promise<void> {
+  await db.query("INSERT INTO renewal_backtests (run_at, as_of, result) VALUES ($1, $2::date[], $3::jsonb)", [
+    run.runAt,
+    run.asOf,
+    JSON.stringify(run.result),
+  ]);
+}
+
+/** The newest backtest run, or undefined when none has been stored. */
+export async function latestBacktest(db: Queryable): Promise<BacktestRecord | undefined> {
+  const { rows } = await db.query<BacktestRecord>(
+    "SELECT run_at, as_of::text[] AS as_of, result FROM renewal_backtests ORDER BY run_at DESC, id DESC LIMIT 1",
+  );
+  return rows[0];
+}
+
+/** The size and reach of the data a backtest runs on. */
+export async function backtestCorpus(db: Queryable): Promise<{
+  awards: number;
+  tenders: number;
+  buyers: number;
+  data_until: string | null;
+  synthetic_tenders: number;
+}> {
+  const { rows } = await db.query<{
+    awards: number;
+    tenders: number;
+    buyers: number;
+    data_until: string | null;
+    synthetic_tenders: number;
+  }>(
+    `SELECT (SELECT count(*)::int FROM awards WHERE NOT superseded) AS awards,
+            count(*)::int AS tenders,
+            count(DISTINCT buyer_id)::int AS buyers,
+            max(publication_date) AS data_until,
+            count(*) FILTER (WHERE is_synthetic)::int AS synthetic_tenders
+       FROM tenders
+      WHERE tender_searchable(linked_to, deleted_at, deletion_reason)`,
+  );
+  return rows[0] ?? { awards: 0, tenders: 0, buyers: 0, data_until: null, synthetic_tenders: 0 };
+}

@@ -1,0 +1,102 @@
+import {
+  latestBacktest,
+  listRenewalSignals,
+  type RenewalRecord,
+  tenderNotices,
+} from "../../db/queries/renewals.ts";
+import { partyIdsNamedLike } from "../../db/queries/search.ts";
+import { addMonths } from "../../lib/calendar.ts";
+import { type DomainContext, readerOf } from "../context.ts";
+import { type Provenance, provenanceOf } from "../provenance.ts";
+import type { BacktestResult, Confidence, RenewalSignal, SignalBasis, SignalType } from "./signal.ts";
+
+export interface RenewalsInput {
+  cpv?: string;
+  buyer?: string;
+  window_months: number;
+  min_confidence?: Confidence;
+  include_retendered: boolean;
+  page: number;
+  size: number;
+}
+
+/** The latest backtest as reported beside the signals. */
+export interface BacktestSummary extends BacktestResult {
+  run_at: string;
+}
+
+export interface RenewalsResult {
+  signals: RenewalSignal[];
+  total: number;
+  page: number;
+  provenance: Provenance[];
+  backtest: BacktestSummary | null;
+}
+
+export const RENEWALS_METHODOLOGY =
+  "Renewal signals are a deterministic heuristic over published awards and dates, not a calibrated " +
+  "probability. duration_expiry and framework_expiry: a contract's end (published, else start + duration, " +
+  "else award date + duration) with a window around it; recurrence: a buyer's award events in a CPV division, " +
+  "predicted at the last event plus the median interval. Each signal's basis carries its evidence, window " +
+  "rule and confidence rule; meta.backtest reports how often such forecasts came true on past data.";
+
+const CONFIDENCE_RANK: Record<Confidence, number> = { low: 1, medium: 2, high: 3 };
+
+/**
+ * Renewal signals whose window overlaps [today, today + window_months], ordered by window start, then
+ * confidence (high first), then id. Signals whose re-tender has already been published are left out unless
+ * `include_retendered`. Provenance names the notices of every award the listed signals use.
+ */
+export async function listRenewals({
+  ctx,
+  input,
+}: {
+  ctx: DomainContext;
+  input: RenewalsInput;
+}): Promise<RenewalsResult> {
+  const db = readerOf(ctx);
+  const today = ctx.now().toISOString().slice(0, 10);
+  const [buyerIds, backtest] = await Promise.all([
+    input.buyer ? partyIdsNamedLike(db, "buyer", input.buyer.trim()) : null,
+    latestBacktest(db),
+  ]);
+  const summary: BacktestSummary | null = backtest
+    ? { run_at: backtest.run_at.toISOString(), ...(backtest.result as BacktestResult) }
+    : null;
+  if (buyerIds?.length === 0) {
+    return { signals: [], total: 0, page: input.page, provenance: [], backtest: summary };
+  }
+  const { records, total } = await listRenewalSignals(db, {
+    // A trailing check digit ("72000000-5") is accepted and ignored, as on search.
+    cpvPrefix: input.cpv ? (input.cpv.split("-")[0] ?? null) : null,
+    buyerIds,
+    from: today,
+    to: addMonths(today, input.window_months),
+    minConfidenceRank: input.min_confidence ? CONFIDENCE_RANK[input.min_confidence] : 1,
+    includeRetendered: input.include_retendered,
+    limit: input.size,
+    offset: (input.page - 1) * input.size,
+  });
+  const tenderIds = [...new Set(records.flatMap((r) => r.evidence_tender_ids))];
+  const notices = await tenderNotices(db, tenderIds);
+  return {
+    signals: records.map(toSignal),
+    total,
+    page: input.page,
+    provenance: notices.map(provenanceOf),
+    backtest: summary,
+  };
+}
+
+export function toSignal(r: RenewalRecord): RenewalSignal {
+  return {
+    id: r.id,
+    signal_type: r.signal_type as SignalType,
+    cpv: r.cpv,
+    buyer: { id: r.buyer_id, name: r.buyer_name, nuts: r.buyer_nuts },
+    window_start: r.window_start,
+    window_end: r.window_end,
+    confidence: r.confidence as Confidence,
+    basis: r.basis as SignalBasis,
+  };
+}

@@ -1,0 +1,222 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { recomputeSignals } from "../../src/analytics/renewals/recompute.ts";
+import { signalId } from "../../src/analytics/renewals/rules.ts";
+import type { Queryable } from "../../src/db/client.ts";
+import { createLogger } from "../../src/lib/logger.ts";
+import { useTestDb } from "../helpers/db.ts";
+import { insertTender } from "../helpers/factories.ts";
+import { insertContract, seedRenewalHistory } from "../helpers/renewal-history.ts";
+
+const t = useTestDb();
+const log = createLogger("silent");
+
+interface StoredSignal {
+  id: number;
+  basis_key: string;
+  signal_type: string;
+  cpv: string;
+  buyer_id: number;
+  window_start: string;
+  window_end: string;
+  predicted_date: string;
+  confidence: string;
+  retendered_by: number | null;
+  evidence_tender_ids: number[];
+  basis: Record<string, unknown>;
+}
+
+async function storedSignals(db: Queryable): Promise<StoredSignal[]> {
+  const { rows } = await db.query<StoredSignal>(
+    `SELECT id, basis_key, signal_type, cpv, buyer_id, window_start, window_end, predicted_date, confidence,
+            retendered_by, evidence_tender_ids, basis
+       FROM renewal_signals ORDER BY basis_key`,
+  );
+  // node-postgres returns int8[] elements as strings (PGlite as numbers).
+  return rows.map((r) => ({ ...r, evidence_tender_ids: r.evidence_tender_ids.map(Number) }));
+}
+
+const byKey = (signals: StoredSignal[], key: string) => {
+  const signal = signals.find((s) => s.basis_key === key);
+  if (!signal) {
+    throw new Error(`no signal ${key}; have ${signals.map((s) => s.basis_key).join(", ")}`);
+  }
+  return signal;
+};
+
+/* The crafted history and its arithmetic: test/helpers/renewal-history.ts. */
+describe("renewal signals on a crafted history", () => {
+  let signals: StoredSignal[] = [];
+  let b1 = 0;
+  let b2 = 0;
+  let b3 = 0;
+  let ids: Record<string, number> = {};
+
+  beforeAll(async () => {
+    ({ b1, b2, b3, ids } = await seedRenewalHistory(t.db));
+    const result = await recomputeSignals({ db: t.db, log, full: true });
+    expect(result.buyers).toBe(3);
+    signals = await storedSignals(t.db);
+  });
+
+  it("derives the contract end from a published end date (high), start + duration (medium), award + duration (low)", () => {
+    const a1 = byKey(signals, `duration_expiry:award:${ids.A1}`);
+    expect(a1).toMatchObject({
+      cpv: "72212000",
+      confidence: "high",
+      window_start: "2024-09-30",
+      window_end: "2025-05-31",
+      predicted_date: "2025-03-31",
+    });
+    expect(a1.basis).toMatchObject({
+      signal_type: "duration_expiry",
+      basis_version: 1,
+      tender_ref: "T1",
+      award_ref: `award-ref-${ids.T1}-0`,
+      start_date: "2023-04-01",
+      end_date: "2025-03-31",
+      end_date_source: "published_end_date",
+      incumbent: { name: "Acme Sistemas SL" },
+      max_end_date: null,
+    });
+    const a2 = byKey(signals, `duration_expiry:award:${ids.A2}`);
+    expect(a2).toMatchObject({ confidence: "medium", window_start: "2024-08-15", window_end: "2025-04-15" });
+    expect(a2.basis).toMatchObject({
+      end_date: "2025-02-15",
+      end_date_source: "start_plus_duration",
+      duration_months: 12,
+    });
+    const a3 = byKey(signals, `duration_expiry:award:${ids.A3}`);
+    expect(a3).toMatchObject({ confidence: "low", window_start: "2025-11-20", window_end: "2026-07-20" });
+    expect(a3.basis).toMatchObject({ end_date: "2026-05-20", end_date_source: "award_plus_duration" });
+  });
+
+  it("gives frameworks their own type and wider window", () => {
+    const a4 = byKey(signals, `framework_expiry:award:${ids.A4}`);
+    expect(a4).toMatchObject({
+      signal_type: "framework_expiry",
+      confidence: "medium",
+      window_start: "2025-04-01",
+      window_end: "2026-04-01",
+    });
+    expect(a4.basis).toMatchObject({ end_date: "2026-01-01", end_date_source: "start_plus_duration" });
+  });
+
+  it("lowers confidence when extensions are announced and shows the latest end", () => {
+    const a5 = byKey(signals, `duration_expiry:award:${ids.A5}`);
+    expect(a5).toMatchObject({ confidence: "low", window_start: "2025-06-30", window_end: "2026-02-28" });
+    expect(a5.basis).toMatchObject({
+      end_date_source: "published_end_date",
+      max_end_date: "2026-12-31",
+      extension_text: "Prórroga por 12 meses adicionales",
+    });
+  });
+
+  it("makes no signal from a void result", () => {
+    expect(signals.some((s) => s.basis_key === `duration_expiry:award:${ids.A6}`)).toBe(false);
+    expect(signals.filter((s) => s.buyer_id === b1).map((s) => s.signal_type)).toEqual([
+      "duration_expiry",
+      "duration_expiry",
+      "duration_expiry",
+      "duration_expiry",
+      "framework_expiry",
+    ]);
+  });
+
+  it("marks a signal re-tendered when the buyer published in the division after the award, before the window's end", () => {
+    const a1 = byKey(signals, `duration_expiry:award:${ids.A1}`);
+    expect(a1.retendered_by).toBe(ids.T9);
+    expect(a1.basis.retendered_by).toBe("T9");
+    // T9 is in division 72; the other B1 signals are in other divisions.
+    for (const key of [ids.A2, ids.A3, ids.A5].map((id) => `duration_expiry:award:${id}`)) {
+      expect(byKey(signals, key).retendered_by).toBeNull();
+    }
+  });
+
+  it("counts the lots of one award day as one event (3 events: high)", () => {
+    const r = byKey(signals, `recurrence:buyer:${b2}:division:48`);
+    expect(r).toMatchObject({
+      cpv: "48000000",
+      confidence: "high",
+      window_start: "2023-12-19",
+      window_end: "2024-06-22",
+      predicted_date: "2024-03-21",
+      evidence_tender_ids: [ids.T20, ids.T21, ids.T22],
+    });
+    expect(r.basis).toMatchObject({
+      signal_type: "recurrence",
+      basis_version: 1,
+      evidence_count: 3,
+      intervals_days: [365, 379],
+      median_interval_days: 372,
+      last_award_date: "2023-03-15",
+      predicted_date: "2024-03-21",
+      award_history: [
+        { award_date: "2021-03-01", source_ref: `award-ref-${ids.T20}-1` },
+        { award_date: "2022-03-01", source_ref: `award-ref-${ids.T21}-0` },
+        { award_date: "2023-03-15", source_ref: `award-ref-${ids.T22}-0` },
+      ],
+      retendered_by: null,
+    });
+    expect((r.basis.award_refs as string[]).length).toBe(5);
+    expect(typeof r.basis.window_rule).toBe("string");
+    expect(typeof r.basis.confidence_rule).toBe("string");
+  });
+
+  it("gives exactly 2 events medium confidence", () => {
+    const r = byKey(signals, `recurrence:buyer:${b3}:division:72`);
+    expect(r).toMatchObject({
+      confidence: "medium",
+      window_start: "2024-03-01",
+      window_end: "2024-08-30",
+      predicted_date: "2024-05-31",
+    });
+    expect(r.basis).toMatchObject({ evidence_count: 2, intervals_days: [365], median_interval_days: 365 });
+  });
+
+  it("derives the id from the basis key, so a recompute keeps every id and byte", async () => {
+    for (const signal of signals) {
+      expect(signal.id).toBe(signalId(signal.basis_key));
+    }
+    await recomputeSignals({ db: t.db, log, full: true });
+    expect(await storedSignals(t.db)).toEqual(signals);
+  });
+
+  it("recomputes only the buyers an ingest touched, with the same result as a full recompute", async () => {
+    // Everything is clean after the full recompute: an incremental step has nothing to do.
+    expect((await recomputeSignals({ db: t.db, log })).buyers).toBe(0);
+    // B3 publishes a re-tender inside the window; B2 gets a fourth award day; B1 is untouched.
+    await insertTender(t.db, {
+      sourceRef: "T32",
+      buyerId: b3,
+      cpvAll: ["72100000"],
+      publicationDate: "2024-04-10",
+    });
+    const t23 = await insertTender(t.db, {
+      sourceRef: "T23",
+      buyerId: b2,
+      cpvAll: ["48000000"],
+      publicationDate: "2024-01-10",
+    });
+    await insertContract(t.db, { tenderId: t23, winnerId: null, cpv: "48000000", awardDate: "2024-03-01" });
+    await t.db.query(
+      "UPDATE awards SET winner_company_id = (SELECT min(id) FROM companies) WHERE tender_id = $1",
+      [t23],
+    );
+    const step = await recomputeSignals({ db: t.db, log });
+    expect(step.buyers).toBe(2);
+    const incremental = await storedSignals(t.db);
+    expect(byKey(incremental, `recurrence:buyer:${b3}:division:72`).basis.retendered_by).toBe("T32");
+    expect(byKey(incremental, `recurrence:buyer:${b2}:division:48`).basis.evidence_count).toBe(4);
+    await recomputeSignals({ db: t.db, log, full: true });
+    expect(await storedSignals(t.db)).toEqual(incremental);
+  });
+
+  it("drops a deleted tender's signals at the next step", async () => {
+    await t.db.query("DELETE FROM tenders WHERE source_ref = 'T5'");
+    await recomputeSignals({ db: t.db, log });
+    const after = await storedSignals(t.db);
+    expect(after.some((s) => s.basis_key === `duration_expiry:award:${ids.A5}`)).toBe(false);
+    await recomputeSignals({ db: t.db, log, full: true });
+    expect(await storedSignals(t.db)).toEqual(after);
+  });
+});
