@@ -15,6 +15,7 @@ import { registerGetBilling } from "./http/routes/billing/get.ts";
 import { registerGetBuyerHistory } from "./http/routes/buyers/history.ts";
 import { registerListCompanyAwards } from "./http/routes/companies/awards.ts";
 import { registerGetCompany } from "./http/routes/companies/get.ts";
+import { registerGetDemo } from "./http/routes/demo/get.ts";
 import { registerDevFaucet } from "./http/routes/dev-faucet/post.ts";
 import { routeMissingHint } from "./http/routes/disabled.ts";
 import { registerHealth } from "./http/routes/discovery/health.ts";
@@ -89,6 +90,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   registerLlmsTxt(app, httpDeps);
   registerHealth(app, httpDeps);
   registerGetPricing(app, httpDeps);
+  registerGetDemo(app, httpDeps);
   if (deps.config.PAYMENTS_MODE === "dev") {
     registerDevFaucet(app, httpDeps);
   }

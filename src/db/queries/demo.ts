@@ -1,0 +1,100 @@
+import type { Queryable } from "../client.ts";
+
+/** The reads behind GET /v1/demo: the newest tender, one open renewal signal, and per-source coverage. */
+
+export interface SampleTenderRow {
+  id: number;
+  title: string | null;
+  buyer_name: string | null;
+  buyer_country: string | null;
+  cpv_main: string | null;
+  estimated_value: number | null;
+  currency: string | null;
+  publication_date: string;
+  source: string;
+  source_ref: string;
+  url: string | null;
+}
+
+/** The most recently published tender that search shows (newest publication date, then highest id). */
+export async function newestTender(db: Queryable): Promise<SampleTenderRow | undefined> {
+  const { rows } = await db.query<SampleTenderRow>(
+    `SELECT t.id, t.title, b.name AS buyer_name, b.country AS buyer_country, t.cpv_main, t.estimated_value,
+            t.currency, t.publication_date, t.source, t.source_ref, t.url
+       FROM tenders t
+       LEFT JOIN buyers b ON b.id = t.buyer_id
+      WHERE t.publication_date IS NOT NULL
+        AND tender_searchable(t.linked_to, t.deleted_at, t.deletion_reason)
+      ORDER BY t.publication_date DESC, t.id DESC
+      LIMIT 1`,
+  );
+  return rows[0];
+}
+
+export interface SampleSignalRow {
+  id: number;
+  signal_type: string;
+  confidence: string;
+  basis: unknown;
+  tender_title: string | null;
+  award_end_date: string | null;
+  incumbent: string | null;
+  source: string;
+  source_ref: string;
+  url: string | null;
+}
+
+/**
+ * An open signal (not re-tendered, window not over on `today`): with `started`, the one whose window started
+ * most recently on or before today; otherwise the one whose window starts soonest after today. Optionally of
+ * one type. Both walk the open-signal window index from today.
+ */
+export async function openSignalNear(
+  db: Queryable,
+  today: string,
+  options: { started: boolean; signalType: string | null },
+): Promise<SampleSignalRow | undefined> {
+  const { rows } = await db.query<SampleSignalRow>(
+    `SELECT s.id, s.signal_type, s.confidence, s.basis, t.title AS tender_title, a.end_date AS award_end_date,
+            coalesce(c.name, a.winner_name) AS incumbent, t.source, t.source_ref, t.url
+       FROM renewal_signals s
+       JOIN awards a ON a.id = s.award_id
+       JOIN tenders t ON t.id = s.tender_id
+       LEFT JOIN companies c ON c.id = a.winner_company_id
+      WHERE s.retendered_by IS NULL
+        AND s.window_end >= $1::date
+        AND ${options.started ? "s.window_start <= $1::date" : "s.window_start > $1::date"}
+        AND ($2::text IS NULL OR s.signal_type = $2)
+      ORDER BY ${
+        options.started
+          ? "s.window_start DESC, s.confidence_rank DESC, s.id DESC"
+          : "s.window_start, s.confidence_rank DESC, s.id"
+      }
+      LIMIT 1`,
+    [today, options.signalType],
+  );
+  return rows[0];
+}
+
+export interface SourceCoverageRow {
+  source: string;
+  records: number;
+  indexed_from: string | null;
+  indexed_to: string | null;
+  last_ingestion: Date | null;
+}
+
+/** Per source: tenders held, the publication dates they span, and the end of the last successful ingest run. */
+export async function sourceCoverage(db: Queryable): Promise<SourceCoverageRow[]> {
+  const { rows } = await db.query<SourceCoverageRow>(
+    `SELECT s.source,
+            (SELECT count(*)::int FROM tenders t WHERE t.source = s.source) AS records,
+            (SELECT min(publication_date) FROM tenders t WHERE t.source = s.source) AS indexed_from,
+            (SELECT max(publication_date) FROM tenders t WHERE t.source = s.source) AS indexed_to,
+            (SELECT max(finished_at) FROM ingest_runs r WHERE r.source = s.source AND r.status = 'succeeded')
+              AS last_ingestion
+       FROM (VALUES ('placsp'), ('ted')) AS s(source)
+      ORDER BY s.source`,
+  );
+  return rows;
+}
