@@ -38,6 +38,9 @@ describe("GET /llms.txt", () => {
       `- [GET /v1/tenders/:id](https://api.example.org/v1/tenders/{id}): ${((tender?.priceCents ?? 0) / 100).toFixed(2)} USD.`,
     );
     expect(text).toContain("- [GET /v1/pricing](https://api.example.org/v1/pricing): free.");
+    expect(text).toContain(
+      "- [GET /v1/companies/:id/opportunities](https://api.example.org/v1/companies/{id}/opportunities): 0.10 USD.",
+    );
     // Not served yet, so not advertised.
     expect(text).not.toContain("/v1/renewals");
   });
