@@ -41,6 +41,7 @@ describe("GET /llms.txt", () => {
     expect(text).toContain(
       "- [GET /v1/companies/:id/opportunities](https://api.example.org/v1/companies/{id}/opportunities): 0.10 USD.",
     );
+    expect(text).toContain("meta.score_explanation");
     // Not served yet, so not advertised.
     expect(text).not.toContain("/v1/renewals");
   });
