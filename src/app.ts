@@ -15,6 +15,7 @@ import { registerGetBilling } from "./http/routes/billing/get.ts";
 import { registerGetBuyerHistory } from "./http/routes/buyers/history.ts";
 import { registerListCompanyAwards } from "./http/routes/companies/awards.ts";
 import { registerGetCompany } from "./http/routes/companies/get.ts";
+import { registerListCompanyOpportunities } from "./http/routes/companies/opportunities.ts";
 import { registerGetDemo } from "./http/routes/demo/get.ts";
 import { registerDevFaucet } from "./http/routes/dev-faucet/post.ts";
 import { routeMissingHint } from "./http/routes/disabled.ts";
@@ -98,6 +99,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   registerGetTender(app, httpDeps);
   registerGetCompany(app, httpDeps);
   registerListCompanyAwards(app, httpDeps);
+  registerListCompanyOpportunities(app, httpDeps);
   registerGetBuyerHistory(app, httpDeps);
   registerListRenewals(app, httpDeps);
   registerGetBilling(app, httpDeps);

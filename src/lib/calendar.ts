@@ -1,3 +1,5 @@
+import { timeZoneOffsetMinutes } from "./dates.ts";
+
 /**
  * Calendar arithmetic on `YYYY-MM-DD` dates, in UTC so that no time zone or daylight-saving change can move a
  * day. Used by the renewal analytics, whose outputs must be the same bytes on every machine.
@@ -48,4 +50,13 @@ export function median(values: readonly number[]): number {
   return sorted.length % 2 === 1
     ? (sorted[mid] as number)
     : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+}
+
+/** PLACSP publication dates are Spanish calendar dates: "today" for the service is the calendar date in Madrid. */
+const CALENDAR_TIME_ZONE = "Europe/Madrid";
+
+/** The calendar date in Madrid at `instant`: the "today" that windows and opportunity ages are measured from. */
+export function calendarDate(instant: Date): string {
+  const offsetMs = timeZoneOffsetMinutes(instant.getTime(), CALENDAR_TIME_ZONE) * 60_000;
+  return new Date(instant.getTime() + offsetMs).toISOString().slice(0, 10);
 }

@@ -39,6 +39,10 @@ describe("GET /llms.txt", () => {
     );
     expect(text).toContain("- [GET /v1/pricing](https://api.example.org/v1/pricing): free.");
     expect(text).toContain("- [GET /v1/renewals](https://api.example.org/v1/renewals): 0.25 USD.");
+    expect(text).toContain(
+      "- [GET /v1/companies/:id/opportunities](https://api.example.org/v1/companies/{id}/opportunities): 0.10 USD.",
+    );
+    expect(text).toContain("meta.score_explanation");
     // Not served yet, so not advertised.
     expect(text).not.toContain("/v1/research");
   });

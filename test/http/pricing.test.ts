@@ -66,6 +66,7 @@ describe("GET /v1/pricing", () => {
     expect(listed.has("GET /v1/search")).toBe(true);
     expect(listed.has("GET /v1/companies/:id")).toBe(true);
     expect(listed.has("GET /v1/companies/:id/awards")).toBe(true);
+    expect(listed.has("GET /v1/companies/:id/opportunities")).toBe(true);
     expect(listed.has("GET /v1/buyers/:id/history")).toBe(true);
   });
 

@@ -5,6 +5,7 @@ import {
   type SampleTenderRow,
   sourceCoverage,
 } from "../../db/queries/demo.ts";
+import { calendarDate } from "../../lib/calendar.ts";
 import { type DomainContext, readerOf } from "../context.ts";
 import { isServedBy, PRICE_TABLE, priceUsd } from "../pricing/price-table.ts";
 import { type Provenance, provenanceOf } from "../provenance.ts";
@@ -135,7 +136,7 @@ function toRenewal(row: SampleSignalRow): DemoRenewal {
 export async function getDemo({ ctx, input }: { ctx: DomainContext; input: DemoInput }): Promise<DemoResult> {
   const db = readerOf(ctx);
   const now = ctx.now();
-  const today = now.toISOString().slice(0, 10);
+  const today = calendarDate(now);
   const [tender, recurrence, coverage] = await Promise.all([
     newestTender(db),
     openSignalNear(db, today, { started: true, signalType: "recurrence" }),

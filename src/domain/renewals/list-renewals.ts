@@ -5,7 +5,7 @@ import {
   tenderNotices,
 } from "../../db/queries/renewals.ts";
 import { partyIdsNamedLike } from "../../db/queries/search.ts";
-import { addMonths } from "../../lib/calendar.ts";
+import { addMonths, calendarDate } from "../../lib/calendar.ts";
 import { type DomainContext, readerOf } from "../context.ts";
 import { type Provenance, provenanceOf } from "../provenance.ts";
 import type { BacktestResult, Confidence, RenewalSignal, SignalBasis, SignalType } from "./signal.ts";
@@ -55,7 +55,7 @@ export async function listRenewals({
   input: RenewalsInput;
 }): Promise<RenewalsResult> {
   const db = readerOf(ctx);
-  const today = ctx.now().toISOString().slice(0, 10);
+  const today = calendarDate(ctx.now());
   const [buyerIds, backtest] = await Promise.all([
     input.buyer ? partyIdsNamedLike(db, "buyer", input.buyer.trim()) : null,
     latestBacktest(db),

@@ -84,3 +84,46 @@ export const CompanySchema = z
       .openapi({ description: "Joint ventures this company is a member of, by id." }),
   })
   .openapi("Company");
+
+export const OpportunitySchema = z
+  .object({
+    id: z.number().int().openapi({ description: "The tender's id (GET /v1/tenders/{id})." }),
+    source_ref: z.string().nullable(),
+    title: z.string().nullable(),
+    publication_date: DateSchema.nullable(),
+    deadline: z.string().nullable().openapi({ format: "date-time", description: "Submission deadline." }),
+    cpv_main: z.string().nullable(),
+    estimated_value: z.number().nullable(),
+    currency: z.string().nullable(),
+    nuts: z.string().nullable(),
+    url: z.string().nullable().openapi({ format: "uri" }),
+    buyer: PartyRefSchema,
+    score: z.number().int().openapi({ description: "Deterministic integer score; meta.score_explanation." }),
+    same_buyer: z
+      .boolean()
+      .openapi({ description: "The tender's buyer awarded the company (or a joint venture of it) before." }),
+    same_cpv: z.boolean().openapi({
+      description:
+        "One of the tender's CPV codes shares at least its division (first 2 digits) with a CPV of the " +
+        "company's awards.",
+    }),
+  })
+  .openapi("Opportunity", {
+    description: "An open tender that fits a company's award history.",
+    example: {
+      id: 48213,
+      source_ref: "https://contrataciondelestado.es/sindicacion/licitacionesPerfilContratante/18735551",
+      title: "Servicio de mantenimiento evolutivo de las aplicaciones de gestión tributaria",
+      publication_date: "2026-05-20",
+      deadline: "2026-06-19T13:00:00.000Z",
+      cpv_main: "72212000",
+      estimated_value: 180000,
+      currency: "EUR",
+      nuts: "ES300",
+      url: "https://contrataciondelestado.es/wps/poc?uri=deeplink:detalle_licitacion&idEvl=example",
+      buyer: { id: 812, name: "Ayuntamiento de Madrid" },
+      score: 89,
+      same_buyer: true,
+      same_cpv: true,
+    },
+  });

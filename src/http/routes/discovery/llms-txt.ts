@@ -64,6 +64,7 @@ export function buildLlmsTxt(input: {
     "- Unknown values are null, never invented. Framework agreement values are ceilings, not spend.",
     "- GET /v1/search: meta.total is exact up to 10,000 matching rows; above that it is 10,000 and meta.total_exact is false (narrow the filters: dates, cpv, region, buyer). Only the first 10,000 rows can be paged to. With q, the 10,000 newest matches are ranked by relevance (title words outweigh description words), then date.",
     "- GET /v1/renewals: re-tender forecasts (duration_expiry, framework_expiry, recurrence) are a deterministic heuristic, not probabilities; each signal's basis carries its evidence and rules, and meta.backtest reports how often past forecasts came true beside a naive base rate.",
+    "- GET /v1/companies/{id}/opportunities: open tenders (published within 90 days or with a deadline ahead; not awarded, annulled or closed) sharing a buyer or a CPV division with the awards of the company and of its joint ventures. Integer score 0-100 (same buyer, CPV match at 8/6/4/2 digits, recency, estimated value near the company's median award, renewal-signal evidence) spelled out in meta.score_explanation; ordered by score, then id descending.",
     "",
     "## Discovery",
     `- [OpenAPI 3.1](${base}/openapi.json): every route with its parameters, limits and error responses`,
