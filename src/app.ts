@@ -25,6 +25,7 @@ import { registerMorCheckout } from "./http/routes/mor/checkout.ts";
 import { registerMorWebhook } from "./http/routes/mor/webhook.ts";
 import { registerGetPricing } from "./http/routes/pricing/get.ts";
 import { registerListRenewals } from "./http/routes/renewals/get.ts";
+import { registerResearch } from "./http/routes/research/post.ts";
 import { registerSearch } from "./http/routes/search/get.ts";
 import { registerGetStats } from "./http/routes/stats/get.ts";
 import { registerGetTender } from "./http/routes/tenders/get.ts";
@@ -102,6 +103,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   registerListCompanyOpportunities(app, httpDeps);
   registerGetBuyerHistory(app, httpDeps);
   registerListRenewals(app, httpDeps);
+  registerResearch(app, httpDeps);
   registerGetBilling(app, httpDeps);
   registerBuyCredits(app, httpDeps);
   // Served only when configured: pricing and OpenAPI then list exactly what answers.

@@ -57,8 +57,11 @@ describe("GET /v1/demo", () => {
     });
     expect(data.priced_endpoints).toContainEqual({ endpoint: "GET /v1/renewals", price_usd: "0.25" });
     expect(data.priced_endpoints).toContainEqual({ endpoint: "GET /v1/tenders/:id", price_usd: "0.02" });
-    // Not served yet, so not offered.
-    expect(data.priced_endpoints.some((e) => e.endpoint === "POST /v1/research")).toBe(false);
+    expect(data.priced_endpoints).toContainEqual({ endpoint: "POST /v1/research", price_usd: "0.50" });
+    expect(data.priced_endpoints).toContainEqual({
+      endpoint: "GET /v1/companies/:id/opportunities",
+      price_usd: "0.10",
+    });
   });
 
   it("samples the newest tender and the most recent open signal, labelled", async () => {

@@ -43,8 +43,7 @@ describe("GET /llms.txt", () => {
       "- [GET /v1/companies/:id/opportunities](https://api.example.org/v1/companies/{id}/opportunities): 0.10 USD.",
     );
     expect(text).toContain("meta.score_explanation");
-    // Not served yet, so not advertised.
-    expect(text).not.toContain("/v1/research");
+    expect(text).toContain("- [POST /v1/research](https://api.example.org/v1/research): 0.50 USD.");
   });
 
   it("explains how to pay in the configured mode", async () => {

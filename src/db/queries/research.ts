@@ -1,0 +1,296 @@
+import type { Queryable } from "../client.ts";
+import { SEARCH_WINDOW } from "./search.ts";
+
+/**
+ * The reads behind POST /v1/research (docs/research.md). Every read starts from the newest SEARCH_WINDOW
+ * matching rows of the search relation, as search does, so a frequent topic costs what a search costs. A row
+ * matches when its text matches the topic (Spanish, stemmed, accent-insensitive) or its party is one of the
+ * parties named like the topic. Orders are total (date or count, then id): the same data gives the same brief.
+ */
+
+export interface ResearchScope {
+  /** The topic, when it has searchable words; null matches by party names only. */
+  q: string | null;
+  buyerIds: readonly number[];
+  companyIds: readonly number[];
+  /** Madrid calendar date of the request. */
+  today: string;
+  /** The request's instant (deadlines are instants). */
+  now: Date;
+  /** Rows per group to read (the brief keeps at most this many findings in all). */
+  limit: number;
+}
+
+class Params {
+  readonly values: unknown[] = [];
+  add(value: unknown): string {
+    this.values.push(value);
+    return `$${this.values.length}`;
+  }
+}
+
+const TSQUERY = (param: string) => `plainto_tsquery('spanish', immutable_unaccent(${param}))`;
+
+/** The newest matching rows of a kind, as a materialized CTE named `name`. */
+function matchedCte(
+  name: string,
+  kind: "tender" | "award",
+  scope: ResearchScope,
+  params: Params,
+  extraColumns = "",
+): string {
+  const conditions: string[] = [];
+  if (scope.q !== null) {
+    conditions.push(`s.tsv @@ ${TSQUERY(params.add(scope.q))}`);
+  }
+  if (scope.buyerIds.length > 0) {
+    conditions.push(`s.buyer_id = ANY(${params.add(scope.buyerIds)}::bigint[])`);
+  }
+  if (kind === "award" && scope.companyIds.length > 0) {
+    conditions.push(`s.company_id = ANY(${params.add(scope.companyIds)}::bigint[])`);
+  }
+  const where = conditions.length > 0 ? conditions.join(" OR ") : "false";
+  return `${name} AS MATERIALIZED (
+       SELECT s.id, s.tender_id, s.date, s.buyer_id, s.company_id, s.cpv_prefixes${extraColumns}
+         FROM search_rows s
+        WHERE s.kind = '${kind}' AND (${where})
+        ORDER BY s.date DESC NULLS LAST, s.id DESC
+        LIMIT ${params.add(SEARCH_WINDOW + 1)}
+     )`;
+}
+
+export interface MatchedTenderRow {
+  id: number;
+  title: string | null;
+  buyer_id: number | null;
+  buyer_name: string | null;
+  publication_date: string | null;
+  deadline: Date | null;
+  cpv_main: string | null;
+  estimated_value: number | null;
+  currency: string | null;
+  source: string;
+  source_ref: string;
+  url: string | null;
+  /** The topic's words are in the title (weight A of the search vector). */
+  in_title: boolean;
+  /** The topic's words are in the title or description (else the tender matched by its buyer's name). */
+  in_text: boolean;
+}
+
+/** How many tenders match (counting stops above SEARCH_WINDOW) and the newest `limit` of them. */
+export async function matchedTenders(
+  db: Queryable,
+  scope: ResearchScope,
+): Promise<{ matched: number; newest: MatchedTenderRow[] }> {
+  const params = new Params();
+  let flags = ", false AS in_title, false AS in_text";
+  if (scope.q !== null) {
+    const q = TSQUERY(params.add(scope.q));
+    flags = `, ts_filter(s.tsv, '{a}') @@ ${q} AS in_title, s.tsv @@ ${q} AS in_text`;
+  }
+  const cte = matchedCte("mt", "tender", scope, params, flags);
+  const { rows } = await db.query<{ matched: number; newest: MatchedTenderRow[] | null }>(
+    `WITH ${cte}
+     SELECT (SELECT count(*)::int FROM mt) AS matched,
+            (SELECT json_agg(row_to_json(n) ORDER BY n.ord)
+               FROM (SELECT row_number() OVER (ORDER BY mt.date DESC NULLS LAST, mt.id DESC) AS ord,
+                            t.id, t.title, t.buyer_id, b.name AS buyer_name, t.publication_date, t.deadline,
+                            t.cpv_main, t.estimated_value, t.currency, t.source, t.source_ref, t.url, mt.in_title,
+                            mt.in_text
+                       FROM (SELECT * FROM mt ORDER BY date DESC NULLS LAST, id DESC LIMIT ${params.add(scope.limit)}) mt
+                       JOIN tenders t ON t.id = mt.id
+                       LEFT JOIN buyers b ON b.id = t.buyer_id) n) AS newest`,
+    params.values,
+  );
+  const row = rows[0];
+  return {
+    matched: row?.matched ?? 0,
+    // Through JSON, numbers and dates arrive as JSON values: normalize to the engine-independent shapes.
+    newest: (row?.newest ?? []).map((r) => ({
+      ...r,
+      estimated_value: r.estimated_value === null ? null : Number(r.estimated_value),
+      deadline: r.deadline === null ? null : new Date(r.deadline as unknown as string),
+    })),
+  };
+}
+
+export interface MatchedSignalRow {
+  id: number;
+  signal_type: string;
+  cpv: string;
+  buyer_id: number;
+  buyer_name: string;
+  window_start: string;
+  window_end: string;
+  confidence: string;
+  tender_title: string | null;
+  source: string;
+  source_ref: string;
+  url: string | null;
+}
+
+/**
+ * Open renewal signals (not re-tendered, window not over) whose basis tender matches or whose buyer is named:
+ * how many, and the first `limit` in the renewals order (window start, confidence, id).
+ */
+export async function matchedSignals(
+  db: Queryable,
+  scope: ResearchScope,
+): Promise<{ total: number; first: MatchedSignalRow[] }> {
+  const params = new Params();
+  const cte = matchedCte("mt", "tender", scope, params);
+  const today = params.add(scope.today);
+  const buyers = params.add(scope.buyerIds);
+  const { rows } = await db.query<MatchedSignalRow & { total: number }>(
+    `WITH ${cte},
+     open AS (
+       SELECT s.* FROM renewal_signals s
+        WHERE s.retendered_by IS NULL AND s.window_end >= ${today}::date
+          AND (s.tender_id IN (SELECT id FROM mt) OR s.buyer_id = ANY(${buyers}::bigint[]))
+     )
+     SELECT count(*) OVER ()::int AS total, o.id, o.signal_type, o.cpv, o.buyer_id, b.name AS buyer_name,
+            o.window_start, o.window_end, o.confidence, t.title AS tender_title, t.source, t.source_ref, t.url
+       FROM open o
+       JOIN buyers b ON b.id = o.buyer_id
+       JOIN tenders t ON t.id = o.tender_id
+      ORDER BY o.window_start, o.confidence_rank DESC, o.id
+      LIMIT ${params.add(scope.limit)}`,
+    params.values,
+  );
+  return { total: rows[0]?.total ?? 0, first: rows };
+}
+
+export interface EvidenceRow {
+  source: string;
+  source_ref: string;
+  url: string | null;
+}
+
+export interface MatchedCompanyRow {
+  company_id: number;
+  company_name: string;
+  wins: number;
+  last_win: string | null;
+  divisions: string[];
+  evidence: EvidenceRow[];
+}
+
+/**
+ * The companies that won the most matching awards among the newest SEARCH_WINDOW (count desc, then id), the
+ * CPV divisions of those wins, and the notices of their three newest matching wins; plus how many awards match.
+ */
+export async function matchedCompanies(
+  db: Queryable,
+  scope: ResearchScope,
+): Promise<{ matched: number; top: MatchedCompanyRow[] }> {
+  const params = new Params();
+  const cte = matchedCte("ma", "award", scope, params);
+  const { rows } = await db.query<{ matched: number; top: MatchedCompanyRow[] | null }>(
+    `WITH ${cte},
+     ranked AS (
+       SELECT company_id, count(*)::int AS wins, max(date) AS last_win
+         FROM ma WHERE company_id IS NOT NULL
+        GROUP BY company_id
+        ORDER BY wins DESC, company_id
+        LIMIT ${params.add(scope.limit)}
+     )
+     SELECT (SELECT count(*)::int FROM ma) AS matched,
+            (SELECT json_agg(json_build_object(
+                      'company_id', r.company_id, 'company_name', c.name, 'wins', r.wins, 'last_win', r.last_win,
+                      'divisions', ARRAY(SELECT DISTINCT p FROM ma, unnest(ma.cpv_prefixes) AS p
+                                          WHERE ma.company_id = r.company_id AND length(p) = 2 ORDER BY p),
+                      'evidence', (SELECT json_agg(json_build_object('source', t.source, 'source_ref', t.source_ref,
+                                                                     'url', t.url) ORDER BY e.date DESC NULLS LAST, e.id DESC)
+                                     FROM (SELECT * FROM ma WHERE ma.company_id = r.company_id
+                                            ORDER BY date DESC NULLS LAST, id DESC LIMIT 3) e
+                                     JOIN tenders t ON t.id = e.tender_id))
+                      ORDER BY r.wins DESC, r.company_id)
+               FROM ranked r JOIN companies c ON c.id = r.company_id) AS top`,
+    params.values,
+  );
+  const row = rows[0];
+  return { matched: row?.matched ?? 0, top: row?.top ?? [] };
+}
+
+export interface OpenTenderRow {
+  id: number;
+  divisions: string[];
+}
+
+/**
+ * The matching tenders that are open opportunities: published within `openDays` of today or with a deadline
+ * ahead, not tombstoned, not linked, not awarded or annulled (the opportunities rule, docs/decisions.md).
+ */
+export async function openMatchedTenders(
+  db: Queryable,
+  scope: ResearchScope,
+  openDays: number,
+): Promise<OpenTenderRow[]> {
+  const params = new Params();
+  const cte = matchedCte("mt", "tender", scope, params);
+  const since = params.add(scope.today);
+  const days = params.add(openDays);
+  const now = params.add(scope.now);
+  const { rows } = await db.query<OpenTenderRow>(
+    `WITH ${cte}
+     SELECT t.id, ARRAY(SELECT p FROM unnest(mt.cpv_prefixes) AS p WHERE length(p) = 2 ORDER BY p) AS divisions
+       FROM mt JOIN tenders t ON t.id = mt.id
+      WHERE (t.publication_date >= ${since}::date - ${days}::int OR t.deadline > ${now}::timestamptz)
+        AND t.deleted_at IS NULL AND t.linked_to IS NULL
+        AND (t.status IS NULL OR t.status NOT IN ('ADJ', 'RES', 'ANUL'))
+        AND NOT EXISTS (SELECT 1 FROM awards a WHERE a.tender_id = t.id)
+      ORDER BY t.id`,
+    params.values,
+  );
+  return rows;
+}
+
+export interface ActiveBuyerRow {
+  buyer_id: number;
+  buyer_name: string;
+  tenders: number;
+  last_publication: string;
+  open_signals: number;
+  evidence: EvidenceRow[];
+}
+
+/**
+ * The buyers that published the most matching tenders since `since` (count desc, then id), with their open
+ * renewal signals and the notices of their three newest matching tenders.
+ */
+export async function activeBuyers(
+  db: Queryable,
+  scope: ResearchScope,
+  since: string,
+): Promise<ActiveBuyerRow[]> {
+  const params = new Params();
+  const cte = matchedCte("mt", "tender", scope, params);
+  const from = params.add(since);
+  const today = params.add(scope.today);
+  const { rows } = await db.query<{ top: ActiveBuyerRow[] | null }>(
+    `WITH ${cte},
+     recent AS (SELECT * FROM mt WHERE mt.date >= ${from}::date AND mt.buyer_id IS NOT NULL),
+     ranked AS (
+       SELECT buyer_id, count(*)::int AS tenders, max(date) AS last_publication
+         FROM recent GROUP BY buyer_id
+        ORDER BY tenders DESC, buyer_id
+        LIMIT ${params.add(scope.limit)}
+     )
+     SELECT json_agg(json_build_object(
+              'buyer_id', r.buyer_id, 'buyer_name', b.name, 'tenders', r.tenders,
+              'last_publication', r.last_publication,
+              'open_signals', (SELECT count(*)::int FROM renewal_signals s
+                                WHERE s.buyer_id = r.buyer_id AND s.retendered_by IS NULL
+                                  AND s.window_end >= ${today}::date),
+              'evidence', (SELECT json_agg(json_build_object('source', t.source, 'source_ref', t.source_ref,
+                                                             'url', t.url) ORDER BY e.date DESC NULLS LAST, e.id DESC)
+                             FROM (SELECT * FROM recent WHERE recent.buyer_id = r.buyer_id
+                                    ORDER BY date DESC NULLS LAST, id DESC LIMIT 3) e
+                             JOIN tenders t ON t.id = e.id))
+              ORDER BY r.tenders DESC, r.buyer_id) AS top
+       FROM ranked r JOIN buyers b ON b.id = r.buyer_id`,
+    params.values,
+  );
+  return rows[0]?.top ?? [];
+}

@@ -1,0 +1,200 @@
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import {
+  RESEARCH_DEFAULT_LIMIT,
+  RESEARCH_MAX_LIMIT,
+  researchBrief,
+} from "../../../domain/research/research-brief.ts";
+import { domainContext, type HttpDeps } from "../../deps.ts";
+import type { AppEnv } from "../../env.ts";
+import { ConfidenceSchema, envelope, envelopeSchema, ProvenanceSchema } from "../../envelope.ts";
+import { errorResponses } from "../../errors.ts";
+import { pricedOperation, servePaid } from "../../paid.ts";
+import { DateSchema, PartyRefSchema } from "../../schemas/common.ts";
+import { PartySchema } from "../companies/schema.ts";
+
+const ENDPOINT = "POST /v1/research";
+
+export const ResearchRequestSchema = z
+  .object({
+    query: z
+      .string({ error: "a text of 1 to 200 characters" })
+      .trim()
+      .min(1, { error: "a text of 1 to 200 characters" })
+      .max(200, { error: "a text of 1 to 200 characters" })
+      .openapi({
+        example: "ciberseguridad",
+        description:
+          "Topic: matched as Spanish full text against tender titles and descriptions, and as a name fragment " +
+          "against buyer and company names (renewal signals follow the matching tenders and buyers).",
+      }),
+    limit: z
+      .number({ error: `an integer from 1 to ${RESEARCH_MAX_LIMIT}` })
+      .int({ error: `an integer from 1 to ${RESEARCH_MAX_LIMIT}` })
+      .min(1, { error: `an integer from 1 to ${RESEARCH_MAX_LIMIT}` })
+      .max(RESEARCH_MAX_LIMIT, { error: `an integer from 1 to ${RESEARCH_MAX_LIMIT}` })
+      .default(RESEARCH_DEFAULT_LIMIT)
+      .openapi({
+        description: `Maximum findings in the whole brief (1 to ${RESEARCH_MAX_LIMIT}, default ${RESEARCH_DEFAULT_LIMIT}).`,
+      }),
+  })
+  .openapi("ResearchRequest");
+
+const Finding = {
+  confidence: ConfidenceSchema.openapi({ description: "Evidence strength of this finding (see rules)." }),
+  evidence: z.array(ProvenanceSchema).openapi({ description: "The upstream notices the finding rests on." }),
+};
+
+export const ResearchBriefSchema = z
+  .object({
+    query: z.string(),
+    as_of: DateSchema.openapi({ description: "The day (Madrid) the brief was built for." }),
+    confidence: ConfidenceSchema.openapi({
+      description: "How much evidence was found (rule in rules.confidence).",
+    }),
+    summary: z.string().openapi({
+      description: "Sentences built from the counts, names and dates of the findings; no language model.",
+    }),
+    counts: z.object({
+      matching_tenders: z.number().int(),
+      matching_tenders_exact: z.boolean(),
+      matching_awards: z.number().int(),
+      matching_awards_exact: z.boolean(),
+      open_renewal_signals: z.number().int(),
+      buyers_named: z.number().int(),
+      companies_named: z.number().int(),
+    }),
+    findings: z.object({
+      recent_tenders: z.array(
+        z.object({
+          tender_id: z.number().int(),
+          title: z.string().nullable(),
+          buyer: PartyRefSchema,
+          publication_date: DateSchema.nullable(),
+          deadline: z.iso.datetime().nullable(),
+          cpv_main: z.string().nullable(),
+          estimated_value: z.number().nullable(),
+          currency: z.string().nullable(),
+          matched_in: z.enum(["title", "description", "buyer_name"]),
+          ...Finding,
+        }),
+      ),
+      renewal_signals: z.array(
+        z.object({
+          signal_id: z.number().int(),
+          signal_type: z.enum(["duration_expiry", "framework_expiry", "recurrence"]),
+          cpv: z.string(),
+          buyer: PartySchema,
+          window_start: DateSchema,
+          window_end: DateSchema,
+          contract_title: z.string().nullable(),
+          ...Finding,
+        }),
+      ),
+      company_opportunities: z.array(
+        z.object({
+          company: PartySchema,
+          matching_awards: z.number().int(),
+          last_award_date: DateSchema.nullable(),
+          cpv_divisions: z.array(z.string()),
+          open_opportunities: z.number().int(),
+          ...Finding,
+        }),
+      ),
+      active_buyers: z.array(
+        z.object({
+          buyer: PartySchema,
+          tenders_last_12_months: z.number().int(),
+          last_publication_date: DateSchema,
+          open_renewal_signals: z.number().int(),
+          ...Finding,
+        }),
+      ),
+    }),
+    rules: z.object({
+      matching: z.string(),
+      confidence: z.string(),
+      finding_confidence: z.string(),
+      limit: z.string(),
+    }),
+  })
+  .openapi("ResearchBrief", {
+    example: {
+      query: "ciberseguridad",
+      as_of: "2026-11-25",
+      confidence: "high",
+      summary:
+        'More than 10,000 tenders match "ciberseguridad"; the newest, "Servicio de ciberseguridad gestionada", ' +
+        "was published by Ayuntamiento de Ejemplo on 2026-11-24. 42 open renewal signals point at matching " +
+        "contracts or named buyers; the earliest window opens on 2026-06-01 (Diputación de Ejemplo, " +
+        "recurrence, high confidence). Ejemplo Sistemas SL won the most matching awards (37); 5 open matching " +
+        "tenders are in its CPV divisions. Ayuntamiento de Ejemplo published the most matching tenders in the " +
+        "last 12 months (12).",
+      counts: {
+        matching_tenders: 10000,
+        matching_tenders_exact: false,
+        matching_awards: 8412,
+        matching_awards_exact: true,
+        open_renewal_signals: 42,
+        buyers_named: 0,
+        companies_named: 0,
+      },
+      findings: {
+        recent_tenders: [
+          {
+            tender_id: 901,
+            title: "Servicio de ciberseguridad gestionada",
+            buyer: { id: 12, name: "Ayuntamiento de Ejemplo" },
+            publication_date: "2026-11-24",
+            deadline: "2026-12-15T13:00:00.000Z",
+            cpv_main: "72212730",
+            estimated_value: 120000,
+            currency: "EUR",
+            matched_in: "title",
+            confidence: "high",
+            evidence: [
+              {
+                source: "placsp",
+                source_ref: "https://contrataciondelestado.es/sindicacion/licitacionesPerfilContratante/1",
+              },
+            ],
+          },
+        ],
+        renewal_signals: [],
+        company_opportunities: [],
+        active_buyers: [],
+      },
+      rules: { matching: "…", confidence: "…", finding_confidence: "…", limit: "…" },
+    },
+  });
+
+const route = createRoute({
+  method: "post",
+  path: "/v1/research",
+  operationId: "research",
+  tags: ["signals"],
+  summary: "Deterministic research brief for a topic",
+  ...pricedOperation(ENDPOINT),
+  request: {
+    body: { required: true, content: { "application/json": { schema: ResearchRequestSchema } } },
+  },
+  responses: {
+    200: {
+      description:
+        "The brief: a confidence label, a summary, counts, and findings in four groups (recent tenders, renewal " +
+        "signals, companies with opportunities, active buyers), each with its evidence and an evidence-strength " +
+        "label. The same data and day give the same bytes. meta.provenance lists every notice cited.",
+      content: { "application/json": { schema: envelopeSchema(ResearchBriefSchema) } },
+    },
+    ...errorResponses(400, 402, 429, 500),
+  },
+});
+
+export function registerResearch(app: OpenAPIHono<AppEnv>, deps: HttpDeps): void {
+  app.openapi(route, async (c) => {
+    const input = c.req.valid("json");
+    const { value, priceCents } = await servePaid(c, deps, ENDPOINT, () =>
+      researchBrief({ ctx: domainContext(c, deps), input }),
+    );
+    return c.json(envelope(c, value.brief, { priceCents, paid: true, provenance: value.provenance }), 200);
+  });
+}
