@@ -11,7 +11,11 @@ import {
 /**
  * Grows an ingested synthetic corpus to a target number of awards by replicating its tenders and awards:
  * copy k gets source refs suffixed `~k` and dates shifted back k × 53 days, and keeps the same buyers and
- * winners, so the skew of the corpus (a few big buyers and winners, many small ones) grows with it. Ingesting
+ * winners, so the skew of the corpus (a few big buyers and winners, many small ones) grows with it.
+ *
+ * Every date of a copy moves by the same shift, so within a copy a buyer's renewal cycles keep their
+ * intervals; but the copies overlap in time, so a buyer × division sees its needs' tenders every ~53 days:
+ * an amplified corpus is for read benchmarks, not for renewal backtests (docs/ingestion.md, "Renewals"). Ingesting
  * a million awards' worth of XML through the pipeline would take ~33 GB of pages; the ingest benchmark
  * measures that path, this one measures reads.
  *
@@ -138,11 +142,13 @@ export async function amplify(db: Db, targetAwards: number, log: (line: string) 
        )
        INSERT INTO awards (tender_id, buyer_id, award_key, source, source_ref, lot, result_code, award_date,
                            winner_company_id, winner_name, winner_nif, value, value_payable, currency, bidders_count,
-                           framework, value_is_ceiling, duration_months, start_date, end_date, contract_signed, cpv)
+                           framework, value_is_ceiling, duration_months, start_date, end_date, contract_signed, cpv,
+                           extension_text, extension_months, extension_end_date)
        SELECT copied.id, a.buyer_id, a.award_key, a.source, a.source_ref || '~' || $1::text, a.lot, a.result_code,
               a.award_date - $2::int, a.winner_company_id, a.winner_name, a.winner_nif, a.value, a.value_payable,
               a.currency, a.bidders_count, a.framework, a.value_is_ceiling, a.duration_months, a.start_date - $2::int,
-              a.end_date - $2::int, a.contract_signed, a.cpv
+              a.end_date - $2::int, a.contract_signed, a.cpv, a.extension_text, a.extension_months,
+              a.extension_end_date - $2::int
          FROM awards a
          JOIN src ON src.id = a.tender_id
          JOIN copied ON copied.source_ref = src.source_ref || '~' || $1::text`,

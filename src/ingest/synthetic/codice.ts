@@ -1,6 +1,7 @@
 import type { Award } from "./awards.ts";
 import type { Folder, Version } from "./folder.ts";
 import type { Buyer, Company } from "./parties.ts";
+import type { Extension } from "./renewals.ts";
 import { formatDay, formatDayWithOffset, formatInstant } from "./time.ts";
 import { formatAmount, XmlWriter } from "./xml.ts";
 
@@ -199,13 +200,22 @@ function project(w: XmlWriter, folder: Folder): void {
       .close("cac:RequiredCommodityClassification");
   }
   location(w, folder);
+  // UBL PeriodType order: StartDate, EndDate, DurationMeasure, Description.
   w.open("cac:PlannedPeriod");
   if (folder.plannedStartDay !== null) {
     w.leaf("cbc:StartDate", formatDay(folder.plannedStartDay));
   }
-  w.leaf("cbc:DurationMeasure", String(folder.duration.value), { unitCode: folder.duration.unit })
-    .close("cac:PlannedPeriod")
-    .close("cac:ProcurementProject");
+  if (folder.plannedEndDay !== null) {
+    w.leaf("cbc:EndDate", formatDay(folder.plannedEndDay));
+  }
+  if (folder.durationPublished) {
+    w.leaf("cbc:DurationMeasure", String(folder.duration.value), { unitCode: folder.duration.unit });
+  }
+  w.close("cac:PlannedPeriod");
+  if (folder.extension !== null) {
+    extension(w, folder.extension);
+  }
+  w.close("cac:ProcurementProject");
 
   for (const lot of folder.lots) {
     w.open("cac:ProcurementProjectLot")
@@ -225,6 +235,28 @@ function project(w: XmlWriter, folder: Folder): void {
     location(w, folder);
     w.close("cac:ProcurementProject").close("cac:ProcurementProjectLot");
   }
+}
+
+/**
+ * `cac:ContractExtension` after `cac:PlannedPeriod` (UBL ContractExtensionType: OptionsDescription, then
+ * OptionValidityPeriod), the places placsp.md lists for extensions and options.
+ */
+function extension(w: XmlWriter, option: Extension): void {
+  w.open("cac:ContractExtension");
+  if (option.text !== null) {
+    w.leaf("cbc:OptionsDescription", option.text);
+  }
+  if (option.period) {
+    w.open("cac:OptionValidityPeriod").leaf("cbc:DurationMeasure", String(option.months), {
+      unitCode: "MON",
+    });
+    if (option.text === null) {
+      // Without OptionsDescription the period carries the wording, as in notices that only fill the period.
+      w.leaf("cbc:Description", `Prórroga por ${option.months} meses`);
+    }
+    w.close("cac:OptionValidityPeriod");
+  }
+  w.close("cac:ContractExtension");
 }
 
 function withTax(value: number, rate: number): number {

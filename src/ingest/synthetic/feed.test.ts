@@ -7,9 +7,11 @@ import { runInNewContext } from "node:vm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { validNif } from "../../lib/nif.ts";
 import type { FieldError, NormalizedTender, Tombstone } from "../model.ts";
+import { cac, cacExt, cbc } from "../placsp/namespaces.ts";
 import { normalizePlacspEntry } from "../placsp/normalize.ts";
 import type { FeedLink } from "../placsp/parse.ts";
 import { readPlacspFeed } from "../placsp/parse.ts";
+import { textAt } from "../xml/element.ts";
 import { ENTRY_ID_PREFIX } from "./codice.ts";
 import type { SyntheticFeedOptions, SyntheticPage } from "./feed.ts";
 import { generateSyntheticFeed, HEAD_FILE, syntheticFeedPages, writeSyntheticFeed } from "./feed.ts";
@@ -28,6 +30,8 @@ interface ParsedPage {
   tombstones: Tombstone[];
   tenders: NormalizedTender[];
   errors: FieldError[][];
+  /** Per tender, `PlannedPeriod/cbc:EndDate` as written (the normalized tender does not carry it). */
+  plannedEnds: (string | null)[];
 }
 
 async function parsePage(page: SyntheticPage): Promise<ParsedPage> {
@@ -38,6 +42,7 @@ async function parsePage(page: SyntheticPage): Promise<ParsedPage> {
     tombstones: [],
     tenders: [],
     errors: [],
+    plannedEnds: [],
   };
   for await (const item of readPlacspFeed(once(page.xml))) {
     if (item.kind === "feed") {
@@ -49,6 +54,14 @@ async function parsePage(page: SyntheticPage): Promise<ParsedPage> {
       const { tender, errors } = normalizePlacspEntry(item.element, { feed: "643" });
       parsed.tenders.push(tender);
       parsed.errors.push(errors);
+      parsed.plannedEnds.push(
+        textAt(item.element, [
+          cacExt("ContractFolderStatus"),
+          cac("ProcurementProject"),
+          cac("PlannedPeriod"),
+          cbc("EndDate"),
+        ]),
+      );
     }
   }
   return parsed;
@@ -179,7 +192,8 @@ describe("synthetic PLACSP feed", () => {
       ),
     );
     expect(withErrors).toEqual([]);
-    for (const tender of tenders) {
+    const plannedEnds = walk.flatMap((page) => page.plannedEnds);
+    for (const [i, tender] of tenders.entries()) {
       expect(tender.feed).toBe("643");
       expect(tender.title).toBeTruthy();
       expect(tender.cpvMain).toMatch(/^(?:48|72|30|32|35|50|64|79|80)\d{6}$/);
@@ -188,7 +202,13 @@ describe("synthetic PLACSP feed", () => {
       expect(tender.publicationDate).toMatch(/^\d{4}-\d{2}-\d{2}$/);
       expect(tender.deadline).not.toBeNull();
       expect(tender.estimatedValue).toBeGreaterThan(0);
-      expect(tender.durationMonths).toBeGreaterThan(0);
+      // Every notice states the term: a duration, or (some tenders of recurring needs) start and end dates.
+      if (plannedEnds[i] === null) {
+        expect(tender.durationMonths).toBeGreaterThan(0);
+      } else {
+        expect(plannedEnds[i]).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+        expect(tender.durationMonths === null || tender.durationMonths > 0).toBe(true);
+      }
       expect(["PUB", "EV", "ADJ", "RES"]).toContain(tender.status);
     }
   });

@@ -1,11 +1,13 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { ENTRY_ID_PREFIX, renderEntry, SYNTHETIC_BASE } from "./codice.ts";
-import type { Folder } from "./folder.ts";
-import { planFolder } from "./folder.ts";
+import type { Folder, PlannedFolder } from "./folder.ts";
+import { MAX_LIFECYCLE_DAYS, planFolder } from "./folder.ts";
 import type { PartyPools } from "./parties.ts";
 import { buildParties } from "./parties.ts";
 import { deriveSeed, Rng } from "./random.ts";
+import type { Occurrence, RenewalPlan } from "./renewals.ts";
+import { planRenewals } from "./renewals.ts";
 import { DAY_MS, fileStamp, formatInstant } from "./time.ts";
 import { escapeAttr } from "./xml.ts";
 
@@ -19,6 +21,11 @@ import { escapeAttr } from "./xml.ts";
  * version; a folder's older versions wait in a max-heap keyed by `updated` until the walk reaches them.
  * Only folders with versions still pending are held (about one lifecycle's worth, a few months), and only
  * one page of XML is buffered, so memory does not grow with the size of the corpus.
+ *
+ * Tenders of recurring needs (renewals.ts) are the exception to the Poisson arrivals: their publication
+ * days are scheduled up front (a record per tender, not its XML), and each is planned once the walk comes
+ * within a lifecycle of its publication, then created when the walk reaches its newest version. The Poisson
+ * process is thinned by as many folders as the schedule puts in the window, so the corpus still spans `years`.
  */
 
 export interface SyntheticFeedOptions {
@@ -86,33 +93,56 @@ interface Pending {
   version: number;
 }
 
-/** Max-heap of pending versions by `updated` (ties: higher entry number, then later version, first). */
-class PendingHeap {
-  readonly #items: Pending[] = [];
+/** Pending versions by `updated` (ties: higher entry number, then later version, first). */
+function pendingBefore(a: Pending, b: Pending): boolean {
+  if (a.at !== b.at) {
+    return a.at > b.at;
+  }
+  return a.folder.number !== b.folder.number ? a.folder.number > b.folder.number : a.version > b.version;
+}
+
+/** A planned tender of a recurring need, waiting for the walk to reach its newest version. */
+interface Scheduled {
+  at: number;
+  planned: PlannedFolder;
+  occurrence: Occurrence;
+}
+
+/** Scheduled tenders by the `updated` of their newest version (ties: need, then tender in the chain). */
+function scheduledBefore(a: Scheduled, b: Scheduled): boolean {
+  if (a.at !== b.at) {
+    return a.at > b.at;
+  }
+  return a.occurrence.need.id !== b.occurrence.need.id
+    ? a.occurrence.need.id > b.occurrence.need.id
+    : a.occurrence.k > b.occurrence.k;
+}
+
+/** Binary max-heap under `before`. */
+class MaxHeap<T> {
+  readonly #items: T[] = [];
+  readonly #before: (a: T, b: T) => boolean;
+
+  constructor(before: (a: T, b: T) => boolean) {
+    this.#before = before;
+  }
 
   get size(): number {
     return this.#items.length;
   }
 
-  peek(): Pending | undefined {
+  peek(): T | undefined {
     return this.#items[0];
   }
 
-  static #before(a: Pending, b: Pending): boolean {
-    if (a.at !== b.at) {
-      return a.at > b.at;
-    }
-    return a.folder.number !== b.folder.number ? a.folder.number > b.folder.number : a.version > b.version;
-  }
-
-  push(item: Pending): void {
+  push(item: T): void {
     const items = this.#items;
     items.push(item);
     let i = items.length - 1;
     while (i > 0) {
       const parent = (i - 1) >> 1;
       const p = items[parent];
-      if (!p || !PendingHeap.#before(item, p)) {
+      if (p === undefined || !this.#before(item, p)) {
         break;
       }
       items[i] = p;
@@ -121,7 +151,7 @@ class PendingHeap {
     items[i] = item;
   }
 
-  pop(): Pending | undefined {
+  pop(): T | undefined {
     const items = this.#items;
     const top = items[0];
     const last = items.pop();
@@ -135,12 +165,12 @@ class PendingHeap {
       let best = i;
       let bestItem = last;
       const l = items[left];
-      if (l && PendingHeap.#before(l, bestItem)) {
+      if (l !== undefined && this.#before(l, bestItem)) {
         best = left;
         bestItem = l;
       }
       const r = items[right];
-      if (r && PendingHeap.#before(r, bestItem)) {
+      if (r !== undefined && this.#before(r, bestItem)) {
         best = right;
         bestItem = r;
       }
@@ -172,7 +202,11 @@ class Walk {
   readonly #total: number;
   readonly #meanGap: number;
   readonly #process: Rng;
-  readonly #heap = new PendingHeap();
+  readonly #heap = new MaxHeap<Pending>(pendingBefore);
+  readonly #renewals: RenewalPlan;
+  /** Next tender of `#renewals.occurrences` (newest first) not planned yet. */
+  #nextRenewal = 0;
+  readonly #scheduled = new MaxHeap<Scheduled>(scheduledBefore);
   /** Creation index → deletion time, for folders a tombstone already names. */
   readonly #doomed = new Map<number, number>();
   #nextFolderAt: number;
@@ -188,8 +222,15 @@ class Walk {
     this.#parties = buildParties(options.seed, { companies: options.companies });
     this.#nowMs = options.nowMs;
     this.#total = options.entries;
-    const folders = Math.max(1, options.entries / ENTRIES_PER_FOLDER);
-    this.#meanGap = (options.years * 365.25 * DAY_MS) / folders;
+    const folders = foldersFor(options.entries);
+    this.#renewals = planRenewals(options.seed, this.#parties, {
+      nowMs: options.nowMs,
+      years: options.years,
+      folders,
+    });
+    // The schedule takes its share of the folders; the one-off arrivals fill the rest of the window.
+    const oneOff = Math.max(folders - this.#renewals.inWindow, folders / 2);
+    this.#meanGap = (options.years * 365.25 * DAY_MS) / oneOff;
     this.#process = new Rng(deriveSeed(options.seed, "process"));
     this.#nextFolderAt = this.#nowMs - this.#process.exponential(this.#meanGap);
   }
@@ -225,7 +266,13 @@ class Walk {
       return null;
     }
     this.#produced++;
+    this.#planScheduled();
     const top = this.#heap.peek();
+    const scheduled = this.#scheduled.peek();
+    if (scheduled && scheduled.at > this.#nextFolderAt && (!top || scheduled.at >= top.at)) {
+      this.#scheduled.pop();
+      return this.#createScheduled(scheduled);
+    }
     if (top && top.at > this.#nextFolderAt) {
       this.#heap.pop();
       return this.#emit(top.folder, top.version);
@@ -233,11 +280,93 @@ class Walk {
     return this.#createFolder();
   }
 
+  /**
+   * Plans every scheduled tender whose versions could be as new as the next entry: all of a tender's
+   * versions fall within MAX_LIFECYCLE_DAYS of its publication, so one not planned yet can only come later
+   * in the feed (older) than anything emitted so far.
+   */
+  #planScheduled(): void {
+    const frontier = Math.max(
+      this.#nextFolderAt,
+      this.#heap.peek()?.at ?? Number.NEGATIVE_INFINITY,
+      this.#scheduled.peek()?.at ?? Number.NEGATIVE_INFINITY,
+    );
+    const { occurrences } = this.#renewals;
+    for (;;) {
+      const occurrence = occurrences[this.#nextRenewal];
+      // Two days' margin over the lifecycle covers the time of day and the Madrid offset.
+      if (!occurrence || (occurrence.publishedDay + MAX_LIFECYCLE_DAYS + 2) * DAY_MS < frontier) {
+        return;
+      }
+      this.#nextRenewal++;
+      const planned = planFolder(
+        { seed: this.#seed, parties: this.#parties, nowMs: this.#nowMs },
+        {
+          index: -1,
+          number: 0,
+          sourceRef: "",
+          latestMs: null,
+          multiVersion: false,
+          doomed: false,
+          renewal: occurrence,
+        },
+      );
+      if (planned !== null) {
+        const newest = planned.emitted[planned.emitted.length - 1] ?? 0;
+        const at = planned.folder.versions[newest]?.at ?? 0;
+        this.#scheduled.push({ at, planned, occurrence });
+      }
+    }
+  }
+
+  /** Creates a scheduled tender now that the walk has reached its newest version. */
+  #createScheduled(scheduled: Scheduled): Emitted {
+    const index = this.#created++;
+    const identity = { number: FIRST_NUMBER - index, sourceRef: Walk.sourceRef(index) };
+    // The feed shows earlier versions for the same share of folders as for one-off ones. Drawn from a stream
+    // of the tender's own, so the Poisson arrivals (the walk's stream) do not depend on the schedule.
+    const { need, k } = scheduled.occurrence;
+    const multiVersion = new Rng(deriveSeed(this.#seed, "renewal-feed", need.id, k)).chance(
+      MULTI_VERSION_SHARE,
+    );
+    let folder: Folder;
+    let emitted: readonly number[];
+    if (this.#doomed.has(index)) {
+      // A tombstone already names this entry: re-plan it cancelled, its newest version where the walk is.
+      const replanned = planFolder(
+        { seed: this.#seed, parties: this.#parties, nowMs: this.#nowMs },
+        {
+          index,
+          ...identity,
+          latestMs: scheduled.at,
+          multiVersion,
+          doomed: true,
+          renewal: scheduled.occurrence,
+        },
+      );
+      if (replanned === null) {
+        throw new Error("a cancelled folder is always planned");
+      }
+      this.#doomed.delete(index);
+      folder = replanned.folder;
+      emitted = replanned.emitted;
+    } else {
+      // Set in place rather than spread into a copy: a copy gets another hidden class, and renderEntry's
+      // property accesses would turn polymorphic for every folder.
+      folder = scheduled.planned.folder;
+      folder.number = identity.number;
+      folder.sourceRef = identity.sourceRef;
+      const newest = scheduled.planned.emitted[scheduled.planned.emitted.length - 1] ?? 0;
+      emitted = multiVersion ? folder.versions.map((_, i) => i).slice(0, newest + 1) : [newest];
+    }
+    return this.#push(folder, emitted, scheduled.at);
+  }
+
   #createFolder(): Emitted {
     const index = this.#created++;
     const latestMs = Math.floor(this.#nextFolderAt);
     this.#nextFolderAt -= this.#process.exponential(this.#meanGap);
-    const { folder, emitted } = planFolder(
+    const planned = planFolder(
       { seed: this.#seed, parties: this.#parties, nowMs: this.#nowMs },
       {
         index,
@@ -248,7 +377,15 @@ class Walk {
         doomed: this.#doomed.has(index),
       },
     );
+    if (planned === null) {
+      throw new Error("a one-off folder is always planned");
+    }
     this.#doomed.delete(index);
+    return this.#push(planned.folder, planned.emitted, latestMs);
+  }
+
+  /** Queues the folder's earlier versions and emits its newest. */
+  #push(folder: Folder, emitted: readonly number[], latestMs: number): Emitted {
     const newest = emitted[emitted.length - 1] ?? 0;
     for (const version of emitted) {
       if (version !== newest) {
@@ -265,6 +402,24 @@ class Walk {
     }
     return { xml: renderEntry(folder, version), at: version.at };
   }
+}
+
+/** Folders a corpus of `entries` holds on average. */
+function foldersFor(entries: number): number {
+  return Math.max(1, entries / ENTRIES_PER_FOLDER);
+}
+
+/**
+ * The recurring needs behind a feed generated with these options (the same schedule the feed uses), so that
+ * tests and analyses can tell renewals from one-off purchases without reading anything back from the XML.
+ */
+export function syntheticRenewalPlan(options: SyntheticFeedOptions): RenewalPlan {
+  const { seed = DEFAULT_SEED, years = 7, companies = 3000 } = options;
+  return planRenewals(seed, buildParties(seed, { companies }), {
+    nowMs: (options.now ?? DEFAULT_NOW).getTime(),
+    years,
+    folders: foldersFor(options.entries),
+  });
 }
 
 interface PageHeader {

@@ -2,6 +2,7 @@ import type { Award } from "./awards.ts";
 import { planAwards, roundCents } from "./awards.ts";
 import type { Buyer, PartyPools } from "./parties.ts";
 import { deriveSeed, Rng, weightedSampler } from "./random.ts";
+import type { Extension, Occurrence } from "./renewals.ts";
 import { drawDescription, growTitle } from "./text.ts";
 import { DAY_MS, localDay, localInstant, yearOf } from "./time.ts";
 import type { Subject } from "./vocabulary.ts";
@@ -63,7 +64,13 @@ export interface Folder {
   /** 0.21 IVA, or 0.07 IGIC for Canary buyers. */
   taxRate: number;
   duration: { value: number; unit: "DAY" | "MON" | "ANN" };
+  /** Whether `PlannedPeriod/cbc:DurationMeasure` is written (some notices give only start and end). */
+  durationPublished: boolean;
   plannedStartDay: number | null;
+  /** `PlannedPeriod/cbc:EndDate`: only tenders of recurring needs publish it. */
+  plannedEndDay: number | null;
+  /** `ProcurementProject/cac:ContractExtension`: only tenders of recurring needs announce one. */
+  extension: Extension | null;
   procedure: string;
   urgency: string;
   /** ContractingSystemCode: 0 none, 1 establishes a framework agreement. */
@@ -114,13 +121,28 @@ export interface PlanRequest {
   index: number;
   number: number;
   sourceRef: string;
-  /** `updated` of the newest version the feed shows. */
-  latestMs: number;
+  /**
+   * `updated` of the newest version the feed shows. Null for a tender of a recurring need that is not
+   * cancelled: its publication day is fixed instead, and the newest version is the last one before `now`.
+   */
+  latestMs: number | null;
   /** Whether the feed shows the folder's earlier versions too, or only the newest. */
   multiVersion: boolean;
   /** Cancelled later by a tombstone: it never gets past evaluation. */
   doomed: boolean;
+  /**
+   * A tender of a recurring need (renewals.ts): buyer, subject, term and contract dates come from it, and
+   * the folder draws from the need's streams rather than the walk's, so it does not depend on `index`.
+   */
+  renewal?: Occurrence;
 }
+
+/**
+ * Latest day of any version after the first publication: deadline (≤ 52) + evaluation (≤ 5 + 20) + award
+ * (≤ 90) + formalization (≤ 40) + DOUE republication (≤ 7). The walk plans tenders of recurring needs this
+ * far ahead of reaching their publication day, so none of their versions can come after it in the feed.
+ */
+export const MAX_LIFECYCLE_DAYS = 214;
 
 const pickSubjectIndex = weightedSampler(SUBJECTS.map((s) => s.weight));
 
@@ -298,6 +320,18 @@ interface Step {
   doue: boolean;
 }
 
+function version(s: Step, day0: number, at: number): Version {
+  return {
+    at,
+    day: day0 + s.offset,
+    status: s.status,
+    documents: s.documents,
+    awarded: s.awarded,
+    formalized: s.formalized,
+    doue: s.doue,
+  };
+}
+
 const RESULT_DESCRIPTIONS: readonly string[] = [
   "Oferta con la mejor relación calidad-precio",
   "Mejor oferta según los criterios del PCAP",
@@ -315,22 +349,48 @@ const DOCUMENT_NAMES = [
   "Contrato formalizado",
 ];
 
-export function planFolder(ctx: PlanContext, request: PlanRequest): PlannedFolder {
-  const rng = new Rng(deriveSeed(ctx.seed, "folder", request.index));
-  const buyer = ctx.parties.pickBuyer(rng);
-  const subject = SUBJECTS[pickSubjectIndex(rng)] ?? rng.pick(SUBJECTS);
+/**
+ * Plans a folder. Null only for a tender of a recurring need whose every version would come after `now`.
+ *
+ * One-off folders draw exactly what they drew before recurring needs existed, in the same order, so their
+ * distribution is unchanged; the `renewal ?` branches only take fixed values from the need instead.
+ */
+export function planFolder(ctx: PlanContext, request: PlanRequest): PlannedFolder | null {
+  const renewal = request.renewal ?? null;
+  const need = renewal?.need ?? null;
+  const rng = new Rng(
+    renewal
+      ? deriveSeed(ctx.seed, "renewal", renewal.need.id, renewal.k)
+      : deriveSeed(ctx.seed, "folder", request.index),
+  );
+  const buyer = need ? need.buyer : ctx.parties.pickBuyer(rng);
+  const subject = need ? need.subject : (SUBJECTS[pickSubjectIndex(rng)] ?? rng.pick(SUBJECTS));
 
   // The free text has its own stream, so its length and words do not shift anything else the folder draws.
-  const textRng = new Rng(deriveSeed(ctx.seed, "text", request.index));
-  let title = growTitle(textRng, fillPattern(rng.pick(subject.titles), rng, buyer), buyer);
-  const framework = subject.contractType === "1" ? rng.chance(0.14) : rng.chance(0.07);
+  const textRng = new Rng(
+    renewal
+      ? deriveSeed(ctx.seed, "renewal-text", renewal.need.id, renewal.k)
+      : deriveSeed(ctx.seed, "text", request.index),
+  );
+  let title = growTitle(
+    textRng,
+    need ? need.title : fillPattern(rng.pick(subject.titles), rng, buyer),
+    buyer,
+  );
+  const framework = need
+    ? need.kind === "framework"
+    : subject.contractType === "1"
+      ? rng.chance(0.14)
+      : rng.chance(0.07);
   if (framework) {
     title = frameworkTitle(title);
   }
 
   // Budget: subject scale × buyer size × a wide log-normal spread, as real IT budgets run from a few
-  // thousand euros to tens of millions.
-  let budget = subject.medianBudget * buyer.sizeFactor * rng.logNormal(1, 0.9) * (framework ? 2.5 : 1);
+  // thousand euros to tens of millions. A need's tenders stay near its own budget (price revisions).
+  let budget = need
+    ? need.budget * rng.logNormal(1, 0.12)
+    : subject.medianBudget * buyer.sizeFactor * rng.logNormal(1, 0.9) * (framework ? 2.5 : 1);
   budget = Math.min(Math.max(budget, 4000), 30_000_000);
   const procedure = framework
     ? rng.weighted([
@@ -347,12 +407,19 @@ export function planFolder(ctx: PlanContext, request: PlanRequest): PlannedFolde
     budget = Math.min(budget, 139_000);
   }
   // Framework agreements run for years whatever they buy.
-  const duration: Folder["duration"] = framework
-    ? rng.chance(0.6)
-      ? { value: rng.pick([24, 36, 48]), unit: "MON" }
-      : { value: rng.int(2, 4), unit: "ANN" }
-    : chooseDuration(rng, subject);
-  const extensionFactor = framework || rng.chance(0.5) ? 1 : rng.pick([1.2, 1.5, 2, 3]);
+  const duration: Folder["duration"] = need
+    ? need.duration
+    : framework
+      ? rng.chance(0.6)
+        ? { value: rng.pick([24, 36, 48]), unit: "MON" }
+        : { value: rng.int(2, 4), unit: "ANN" }
+      : chooseDuration(rng, subject);
+  // The estimated value includes options: for a need's tender, exactly the extension it announces.
+  const extensionFactor = renewal
+    ? 1 + (renewal.extension?.months ?? 0) / renewal.need.months
+    : framework || rng.chance(0.5)
+      ? 1
+      : rng.pick([1.2, 1.5, 2, 3]);
   const estimated = roundCents(budget * extensionFactor);
   const over = procedure !== "6" && overThreshold(buyer, estimated);
   const lots = chooseLots(rng, { subject, buyer }, budget);
@@ -409,31 +476,43 @@ export function planFolder(ctx: PlanContext, request: PlanRequest): PlannedFolde
     }
   }
 
-  // Which version is the newest one the feed shows: the last, or for a folder updated shortly before
-  // `now`, possibly an earlier one whose successor is still in the future.
-  const latestDay = localDay(request.latestMs);
-  const age = localDay(ctx.nowMs) - latestDay;
-  const candidates = steps
-    .map((_, i) => i)
-    .filter((i) => {
-      const next = steps[i + 1];
-      return next === undefined || next.offset - (steps[i]?.offset ?? 0) > age;
-    });
-  const newest = request.doomed ? steps.length - 1 : rng.pick(candidates);
-  const day0 = latestDay - (steps[newest]?.offset ?? 0);
-
-  const versions: Version[] = steps.map((s, i) => ({
-    at:
-      i === newest
-        ? request.latestMs
-        : localInstant(day0 + s.offset, rng.int(7 * 3600, 21 * 3600) * 1000 + rng.int(0, 999)),
-    day: day0 + s.offset,
-    status: s.status,
-    documents: s.documents,
-    awarded: s.awarded,
-    formalized: s.formalized,
-    doue: s.doue,
-  }));
+  const time = (day: number): number =>
+    localInstant(day, rng.int(7 * 3600, 21 * 3600) * 1000 + rng.int(0, 999));
+  let day0: number;
+  let newest: number;
+  let versions: Version[];
+  const { latestMs } = request;
+  if (latestMs === null) {
+    // A need's tender is published on its day; the feed shows it as of its last version before `now`.
+    if (renewal === null) {
+      throw new Error("a folder needs either its latest update time or a fixed publication day");
+    }
+    day0 = renewal.publishedDay;
+    const start = day0;
+    versions = steps.map((s) => version(s, start, time(start + s.offset)));
+    newest = versions.findLastIndex((v) => v.at <= ctx.nowMs);
+    if (newest < 0) {
+      return null;
+    }
+    if ((steps[steps.length - 1]?.offset ?? 0) > MAX_LIFECYCLE_DAYS) {
+      throw new Error("a folder's lifecycle outlasts MAX_LIFECYCLE_DAYS");
+    }
+  } else {
+    // Which version is the newest one the feed shows: the last, or for a folder updated shortly before
+    // `now`, possibly an earlier one whose successor is still in the future.
+    const latestDay = localDay(latestMs);
+    const age = localDay(ctx.nowMs) - latestDay;
+    const candidates = steps
+      .map((_, i) => i)
+      .filter((i) => {
+        const next = steps[i + 1];
+        return next === undefined || next.offset - (steps[i]?.offset ?? 0) > age;
+      });
+    newest = request.doomed ? steps.length - 1 : rng.pick(candidates);
+    const start = latestDay - (steps[newest]?.offset ?? 0);
+    day0 = start;
+    versions = steps.map((s, i) => version(s, start, i === newest ? latestMs : time(start + s.offset)));
+  }
 
   const year = yearOf(day0);
   const taxRate = buyer.province.region.igic ? 0.07 : 0.21;
@@ -449,6 +528,13 @@ export function planFolder(ctx: PlanContext, request: PlanRequest): PlannedFolde
   });
   const publishedDay = day0;
   const signedDay = formalizationDay === null ? null : day0 + formalizationDay - rng.int(0, 4);
+  // A need's contract starts when planned (the day after the previous one ends), or on signature if that
+  // comes later. With a duration-only notice the result publishes no start either, so only the award date
+  // dates the term: every end-date source of the renewal forecasts occurs.
+  const renewalStart = (signed: number): number | null =>
+    renewal === null || renewal.endStyle === "duration"
+      ? null
+      : Math.max(renewal.startDay, signed + rng.int(1, 15));
   const restricted = ["2", "4", "5", "13"].includes(procedure);
 
   const folder: Folder = {
@@ -466,7 +552,16 @@ export function planFolder(ctx: PlanContext, request: PlanRequest): PlannedFolde
     estimated,
     taxRate,
     duration,
-    plannedStartDay: rng.chance(0.3) ? day0 + deadlineDays + rng.int(30, 90) : null,
+    durationPublished: renewal ? renewal.durationPublished : true,
+    plannedStartDay: renewal
+      ? renewal.endStyle === "duration"
+        ? null
+        : renewal.startDay
+      : rng.chance(0.3)
+        ? day0 + deadlineDays + rng.int(30, 90)
+        : null,
+    plannedEndDay: renewal?.endStyle === "start-end" ? renewal.endDay : null,
+    extension: renewal ? renewal.extension : null,
     procedure,
     urgency: rng.chance(0.05) ? "2" : "1",
     system: framework ? "1" : "0",
@@ -485,7 +580,8 @@ export function planFolder(ctx: PlanContext, request: PlanRequest): PlannedFolde
     adjudicationNoticeDay: adjudicationNoticeDay === null ? null : day0 + adjudicationNoticeDay,
     formalizationDay: formalizationDay === null ? null : day0 + formalizationDay,
     signedDay,
-    contractStartDay: signedDay === null ? null : signedDay + rng.int(1, 15),
+    contractStartDay:
+      signedDay === null ? null : renewal ? renewalStart(signedDay) : signedDay + rng.int(1, 15),
     doueNoticeDay: over ? day0 + rng.int(2, 5) : null,
     doueFormalizationDay: doueDay === null ? null : day0 + doueDay,
     resultDescription: rng.pick(RESULT_DESCRIPTIONS),
