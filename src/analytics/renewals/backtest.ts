@@ -19,6 +19,8 @@ import {
   type BuyerEvidence,
   computeBuyerSignals,
   cpvDivision,
+  EXPIRY_WINDOWS,
+  type ExpiryWindows,
   evidenceBefore,
   RetenderIndex,
 } from "./rules.ts";
@@ -35,12 +37,12 @@ const NAIVE_MONTHS = 12;
 
 const RULES: BacktestResult["rules"] = {
   hit:
-    "A forecast open at the as-of date (not yet re-tendered, window not yet over) is a hit when the first " +
-    "tender of the same buyer in the same CPV division published on or after the as-of date falls inside " +
-    "the signal's window.",
+    "A forecast open at the as-of date (not yet re-tendered, window not yet over) is a hit when the same " +
+    "buyer published a tender in the same CPV division inside the signal's window, on or after the as-of date.",
   error:
-    "median_abs_error_days: over scored forecasts followed by such a tender (inside the data), the median of " +
-    "|that tender's publication date - predicted date| (expiry: the contract end; recurrence: predicted_date).",
+    "median_abs_error_days: over scored forecasts, the median of |publication date - predicted date| for the " +
+    "buyer's tender in the division published after the as-of date nearest to the predicted date (expiry: " +
+    "the contract end; recurrence: predicted_date); forecasts with no such tender in the data have none.",
   base_rate:
     "Naive rule: every buyer x CPV division with an award before the as-of date is expected to publish a " +
     "tender in that division within 12 months of its last award; scored the same way (pairs already " +
@@ -114,11 +116,17 @@ class Scoreboard {
 }
 
 /** Scores one buyer's forecasts as of `asOf` against everything it published afterwards. */
-function scoreBuyer(evidence: BuyerEvidence, asOf: string, dataUntil: string, board: Scoreboard): void {
+function scoreBuyer(
+  evidence: BuyerEvidence,
+  asOf: string,
+  dataUntil: string,
+  board: Scoreboard,
+  windows: ExpiryWindows,
+): void {
   const past = evidenceBefore(evidence, asOf);
   const everything = new RetenderIndex(evidence.tenders);
   const dayBefore = addDays(asOf, -1);
-  for (const signal of computeBuyerSignals(past)) {
+  for (const signal of computeBuyerSignals(past, windows)) {
     if (signal.retenderedBy !== null || signal.windowEnd < asOf) {
       continue; // not an open forecast at the as-of date
     }
@@ -128,18 +136,14 @@ function scoreBuyer(evidence: BuyerEvidence, asOf: string, dataUntil: string, bo
       continue;
     }
     tally.signals++;
-    const actual = everything.firstAfter(
-      signal.cpvDivision,
-      dayBefore,
-      dataUntil,
-      new Set(signal.evidenceTenderIds),
-    );
-    if (!actual) {
-      continue;
-    }
-    tally.errors.push(Math.abs(daysBetween(signal.predictedDate, actual.publicationDate)));
-    if (actual.publicationDate >= signal.windowStart && actual.publicationDate <= signal.windowEnd) {
+    const basis = new Set(signal.evidenceTenderIds);
+    const windowFrom = signal.windowStart > asOf ? signal.windowStart : asOf;
+    if (everything.firstAfter(signal.cpvDivision, addDays(windowFrom, -1), signal.windowEnd, basis)) {
       tally.hits++;
+    }
+    const nearest = everything.nearest(signal.cpvDivision, signal.predictedDate, asOf, dataUntil, basis);
+    if (nearest) {
+      tally.errors.push(Math.abs(daysBetween(signal.predictedDate, nearest.publicationDate)));
     }
   }
   // The naive rule, per division of the buyer's past awards.
@@ -181,11 +185,14 @@ export async function backtestRenewals({
   log,
   asOf,
   now,
+  windows = EXPIRY_WINDOWS,
 }: {
   db: Db;
   log: Logger;
   asOf: readonly string[];
   now: Date;
+  /** Expiry windows to score instead of the service's (comparing candidates: docs/signals.md). */
+  windows?: ExpiryWindows;
 }): Promise<BacktestResult> {
   const dates = [...new Set(asOf)].sort();
   const corpus = await backtestCorpus(db);
@@ -196,7 +203,7 @@ export async function backtestRenewals({
     for (let i = 0; i < buyers.length; i += BUYERS_PER_CHUNK) {
       for (const evidence of await loadBuyerEvidence(db, buyers.slice(i, i + BUYERS_PER_CHUNK))) {
         for (const [d, date] of dates.entries()) {
-          scoreBuyer(evidence, date, dataUntil, boards[d] as Scoreboard);
+          scoreBuyer(evidence, date, dataUntil, boards[d] as Scoreboard, windows);
         }
       }
     }

@@ -49,7 +49,7 @@ export async function recomputeSignals({
     let written = 0;
     for (let i = 0; i < buyers.length; i += BUYERS_PER_CHUNK) {
       const evidence = await loadBuyerEvidence(tx, buyers.slice(i, i + BUYERS_PER_CHUNK));
-      const signals: ComputedSignal[] = evidence.flatMap(computeBuyerSignals);
+      const signals: ComputedSignal[] = evidence.flatMap((buyer) => computeBuyerSignals(buyer));
       for (let j = 0; j < signals.length; j += SIGNALS_PER_INSERT) {
         await insertSignals(tx, signals.slice(j, j + SIGNALS_PER_INSERT));
       }

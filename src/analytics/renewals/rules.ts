@@ -74,10 +74,8 @@ export interface ComputedSignal {
 }
 
 /** Expiry windows around the contract's end, in months (chosen from the backtest: docs/signals.md). */
-export const EXPIRY_WINDOWS: Record<
-  "duration_expiry" | "framework_expiry",
-  { before: number; after: number }
-> = {
+export type ExpiryWindows = Record<"duration_expiry" | "framework_expiry", { before: number; after: number }>;
+export const EXPIRY_WINDOWS: ExpiryWindows = {
   duration_expiry: { before: 6, after: 2 },
   framework_expiry: { before: 9, after: 3 },
 };
@@ -93,8 +91,8 @@ const RECURRENCE_WINDOW_RULE =
   "predicted_date = last_award_date + median_interval_days (rounded to a whole day); window = predicted_date " +
   "plus or minus 25 percent of the median interval (rounded to whole days).";
 
-function expiryWindowRule(type: "duration_expiry" | "framework_expiry"): string {
-  const { before, after } = EXPIRY_WINDOWS[type];
+function expiryWindowRule(type: "duration_expiry" | "framework_expiry", windows: ExpiryWindows): string {
+  const { before, after } = windows[type];
   return (
     `From ${before} months before the ${type === "framework_expiry" ? "framework agreement's" : "contract's"} ` +
     `end date to ${after} months after it (re-tenders are usually published before the end; some are late), ` +
@@ -109,6 +107,21 @@ export function signalId(basisKey: string): number {
 
 export function cpvDivision(cpv: string | null): string | null {
   return cpv && /^\d{8}/.test(cpv) ? cpv.slice(0, 2) : null;
+}
+
+/** Index of the first tender of the (date-ordered) list published strictly after `date`. */
+function firstPublishedAfter(list: readonly TenderEvidence[], date: string): number {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if ((list[mid] as TenderEvidence).publicationDate <= date) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  return lo;
 }
 
 /** The buyer's tenders per division, oldest first: where re-tenders are looked up. */
@@ -151,17 +164,7 @@ export class RetenderIndex {
     if (!list) {
       return null;
     }
-    let lo = 0;
-    let hi = list.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if ((list[mid] as TenderEvidence).publicationDate <= after) {
-        lo = mid + 1;
-      } else {
-        hi = mid;
-      }
-    }
-    for (let i = lo; i < list.length; i++) {
+    for (let i = firstPublishedAfter(list, after); i < list.length; i++) {
       const tender = list[i] as TenderEvidence;
       if (until !== null && tender.publicationDate > until) {
         return null;
@@ -171,6 +174,43 @@ export class RetenderIndex {
       }
     }
     return null;
+  }
+
+  /**
+   * The tender in `division` published in [from, until] whose date is nearest to `target` (the earlier one on
+   * a tie), other than the excluded ones; null when there is none.
+   */
+  nearest(
+    division: string,
+    target: string,
+    from: string,
+    until: string,
+    exclude: ReadonlySet<number>,
+  ): TenderEvidence | null {
+    const list = this.byDivision.get(division) ?? [];
+    const inRange = (t: TenderEvidence) =>
+      t.publicationDate >= from && t.publicationDate <= until && !exclude.has(t.tenderId);
+    const pivot = firstPublishedAfter(list, addDays(target, -1));
+    let before: TenderEvidence | null = null;
+    for (let i = pivot - 1; i >= 0 && (list[i] as TenderEvidence).publicationDate >= from; i--) {
+      if (inRange(list[i] as TenderEvidence)) {
+        before = list[i] as TenderEvidence;
+        break;
+      }
+    }
+    let onOrAfter: TenderEvidence | null = null;
+    for (let i = pivot; i < list.length && (list[i] as TenderEvidence).publicationDate <= until; i++) {
+      if (inRange(list[i] as TenderEvidence)) {
+        onOrAfter = list[i] as TenderEvidence;
+        break;
+      }
+    }
+    if (!before || !onOrAfter) {
+      return before ?? onOrAfter;
+    }
+    return daysBetween(before.publicationDate, target) <= daysBetween(target, onOrAfter.publicationDate)
+      ? before
+      : onOrAfter;
   }
 }
 
@@ -199,6 +239,7 @@ function expirySignal(
   buyerId: number,
   award: AwardEvidence,
   retenders: RetenderIndex,
+  windows: ExpiryWindows,
 ): ComputedSignal | null {
   const division = cpvDivision(award.cpv);
   const end = contractEnd(award);
@@ -206,7 +247,7 @@ function expirySignal(
     return null;
   }
   const type = award.framework ? "framework_expiry" : "duration_expiry";
-  const window = EXPIRY_WINDOWS[type];
+  const window = windows[type];
   // The award is the latest fact of the basis: a re-tender comes after it, so a short contract's window
   // starts at its award rather than months before it.
   const after = award.awardDate ?? award.startDate;
@@ -244,7 +285,7 @@ function expirySignal(
     incumbent: award.incumbent,
     max_end_date: maxEnd,
     extension_text: award.extensionText,
-    window_rule: expiryWindowRule(type),
+    window_rule: expiryWindowRule(type, windows),
     confidence_rule: EXPIRY_CONFIDENCE_RULE,
     retendered_by: retender?.ref ?? null,
   };
@@ -368,12 +409,18 @@ function recurrenceSignal(
   };
 }
 
-/** Every signal of one buyer, ordered by basis key (the order they are written in). */
-export function computeBuyerSignals(evidence: BuyerEvidence): ComputedSignal[] {
+/**
+ * Every signal of one buyer, ordered by basis key (the order they are written in). `windows` is for the
+ * backtest's comparison of expiry windows; the service always uses EXPIRY_WINDOWS.
+ */
+export function computeBuyerSignals(
+  evidence: BuyerEvidence,
+  windows: ExpiryWindows = EXPIRY_WINDOWS,
+): ComputedSignal[] {
   const retenders = new RetenderIndex(evidence.tenders);
   const signals: ComputedSignal[] = [];
   for (const award of evidence.awards) {
-    const signal = expirySignal(evidence.buyerId, award, retenders);
+    const signal = expirySignal(evidence.buyerId, award, retenders, windows);
     if (signal) {
       signals.push(signal);
     }
