@@ -60,4 +60,36 @@ describe("npm run cli", () => {
     expect(stderr.trim().split("\n")).toHaveLength(1);
     expect(stderr).toContain("/nonexistent.csv");
   });
+
+  it("signals and backtest-renewals print one JSON line each; a bad date is a usage error", async () => {
+    const signals = await runEntry("src/cli.ts", ["signals"], database.env);
+    expect(signals.code).toBe(0);
+    expect(signals.stdout.trim().split("\n")).toHaveLength(1);
+    expect(JSON.parse(signals.stdout)).toMatchObject({
+      command: "signals",
+      buyers: 0,
+      signals: 0,
+      full: true,
+    });
+    const backtest = await runEntry(
+      "src/cli.ts",
+      ["backtest-renewals", "--as-of", "2024-06-01", "--as-of", "2023-06-01"],
+      database.env,
+    );
+    expect(backtest.code).toBe(0);
+    expect(backtest.stdout.trim().split("\n")).toHaveLength(1);
+    expect(JSON.parse(backtest.stdout)).toMatchObject({
+      command: "backtest-renewals",
+      as_of: ["2023-06-01", "2024-06-01"],
+      overall: { signals: 0, hits: 0, hit_rate: null },
+    });
+    const stored = await database.withDb(async (db) => {
+      const { rows } = await db.query<{ n: number }>("SELECT count(*)::int AS n FROM renewal_backtests");
+      return rows[0]?.n;
+    });
+    expect(stored).toBe(1);
+    const bad = await runEntry("src/cli.ts", ["backtest-renewals", "--as-of", "2024-02-30"], database.env);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--as-of "2024-02-30" is not a calendar date');
+  });
 });
