@@ -1,4 +1,5 @@
 import type { Queryable } from "../client.ts";
+import { Params, spanishTsquery } from "./params.ts";
 import { SEARCH_WINDOW } from "./search.ts";
 
 /**
@@ -21,16 +22,6 @@ export interface ResearchScope {
   limit: number;
 }
 
-class Params {
-  readonly values: unknown[] = [];
-  add(value: unknown): string {
-    this.values.push(value);
-    return `$${this.values.length}`;
-  }
-}
-
-const TSQUERY = (param: string) => `plainto_tsquery('spanish', immutable_unaccent(${param}))`;
-
 /** The newest matching rows of a kind, as a materialized CTE named `name`. */
 function matchedCte(
   name: string,
@@ -41,7 +32,7 @@ function matchedCte(
 ): string {
   const conditions: string[] = [];
   if (scope.q !== null) {
-    conditions.push(`s.tsv @@ ${TSQUERY(params.add(scope.q))}`);
+    conditions.push(`s.tsv @@ ${spanishTsquery(params.add(scope.q))}`);
   }
   if (scope.buyerIds.length > 0) {
     conditions.push(`s.buyer_id = ANY(${params.add(scope.buyerIds)}::bigint[])`);
@@ -86,7 +77,7 @@ export async function matchedTenders(
   const params = new Params();
   let flags = ", false AS in_title, false AS in_text";
   if (scope.q !== null) {
-    const q = TSQUERY(params.add(scope.q));
+    const q = spanishTsquery(params.add(scope.q));
     flags = `, ts_filter(s.tsv, '{a}') @@ ${q} AS in_title, s.tsv @@ ${q} AS in_text`;
   }
   const cte = matchedCte("mt", "tender", scope, params, flags);

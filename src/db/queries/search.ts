@@ -1,4 +1,5 @@
 import type { Queryable } from "../client.ts";
+import { Params, spanishTsquery } from "./params.ts";
 
 /**
  * `GET /v1/search` in SQL over the `search_rows` relation (migration 0015, docs/search.md). One statement finds
@@ -57,14 +58,6 @@ export interface SearchPage {
   matched: number;
 }
 
-class Params {
-  readonly values: unknown[] = [];
-  add(value: unknown): string {
-    this.values.push(value);
-    return `$${this.values.length}`;
-  }
-}
-
 /**
  * The kind as a SQL literal, from this fixed table only: written into the statement (not bound) so that the
  * planner always sees it and can use the per-kind partial indexes of migration 0015.
@@ -84,7 +77,7 @@ function whereClause(filters: SearchFilters, params: Params): { where: string[];
   const where = [`s.kind = ${kind}`];
   let query: string | null = null;
   if (filters.q !== null) {
-    query = `plainto_tsquery('spanish', immutable_unaccent(${params.add(filters.q)}))`;
+    query = spanishTsquery(params.add(filters.q));
     where.push(`s.tsv @@ ${query}`);
   }
   if (filters.cpvPrefix !== null) {
@@ -194,7 +187,7 @@ export async function searchRowsByIds(
  */
 export async function hasSearchableWords(db: Queryable, q: string): Promise<boolean> {
   const { rows } = await db.query<{ words: number }>(
-    "SELECT numnode(plainto_tsquery('spanish', immutable_unaccent($1)))::int AS words",
+    `SELECT numnode(${spanishTsquery("$1")})::int AS words`,
     [q],
   );
   return (rows[0]?.words ?? 0) > 0;

@@ -4,9 +4,9 @@ import { readCompanyStats } from "../../db/queries/stats.ts";
 import { noticesOf } from "../awards/award-with-tender.ts";
 import { valueSumCaveats } from "../caveats.ts";
 import { type DomainContext, readerOf } from "../context.ts";
-import { NotFoundError } from "../errors.ts";
 import type { Provenance } from "../provenance.ts";
 import type { PartyRef } from "../tenders/get-tender.ts";
+import { companyNotFound } from "./not-found.ts";
 
 export type IdentifierScheme = "nif" | "ted" | "placsp";
 
@@ -80,10 +80,7 @@ export async function getCompany({
   const db = readerOf(ctx);
   const row = await findCompanyById(db, input.id);
   if (!row) {
-    throw new NotFoundError(
-      `No company with id ${input.id}.`,
-      "Company ids come from GET /v1/search (field company.id) and from winner.id on awards.",
-    );
+    throw companyNotFound(input.id);
   }
   const [stats, notices] = await Promise.all([
     readCompanyStats(db, row.id),

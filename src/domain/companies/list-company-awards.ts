@@ -8,8 +8,8 @@ import {
 } from "../awards/award-with-tender.ts";
 import { FRAMEWORK_CEILING_CAVEAT } from "../caveats.ts";
 import { type DomainContext, readerOf } from "../context.ts";
-import { NotFoundError } from "../errors.ts";
 import type { Provenance } from "../provenance.ts";
+import { companyNotFound } from "./not-found.ts";
 
 export interface CompanyAwardsResult {
   awards: AwardWithTender[];
@@ -34,10 +34,7 @@ export async function listCompanyAwards({
   const db = readerOf(ctx);
   const total = await countCompanyAwards(db, input.id);
   if (total === undefined) {
-    throw new NotFoundError(
-      `No company with id ${input.id}.`,
-      "Company ids come from GET /v1/search (field company.id) and from winner.id on awards.",
-    );
+    throw companyNotFound(input.id);
   }
   const offset = (input.page - 1) * input.size;
   const rows =

@@ -6,9 +6,9 @@ import {
 } from "../../db/queries/opportunities.ts";
 import { calendarDate } from "../../lib/calendar.ts";
 import { type DomainContext, readerOf } from "../context.ts";
-import { NotFoundError } from "../errors.ts";
 import { type Provenance, provenanceOf } from "../provenance.ts";
 import type { PartyRef } from "../tenders/get-tender.ts";
+import { companyNotFound } from "./not-found.ts";
 
 /** The spec's Opportunity (SPEC.md, Resources): exactly its fields, the formula is in meta.score_explanation. */
 export interface Opportunity {
@@ -138,10 +138,7 @@ export async function listCompanyOpportunities({
   const db = readerOf(ctx);
   const profile = await readOpportunityProfile(db, input.id);
   if (!profile) {
-    throw new NotFoundError(
-      `No company with id ${input.id}.`,
-      "Company ids come from GET /v1/search (field company.id) and from winner.id on awards.",
-    );
+    throw companyNotFound(input.id);
   }
   const explanation = scoreExplanation(profile.median_value);
   if (profile.buyers.length === 0 && profile.cpvs.length === 0) {
