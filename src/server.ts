@@ -2,6 +2,7 @@ import { type ServerType, serve } from "@hono/node-server";
 import { createApp } from "./app.ts";
 import { type Config, ConfigError, loadConfig, scheduleIntervalMs } from "./config.ts";
 import { createPgDb, type Db, openDb } from "./db/client.ts";
+import { DataDirLockedError } from "./db/data-dir-lock.ts";
 import { migrate } from "./db/migrate.ts";
 import { hasSyntheticTenders } from "./db/queries/ingest-tenders.ts";
 import { startRetentionJob } from "./domain/leads/leads.ts";
@@ -53,10 +54,18 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     : undefined;
   const app = createApp({ config, domain: { db, readDb, log, now: systemClock }, payments });
 
-  const server = await new Promise<ServerType>((resolve) => {
+  const server = await new Promise<ServerType>((resolve, reject) => {
     const started = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST }, () =>
       resolve(started),
     );
+    started.once("error", (error: NodeJS.ErrnoException) => {
+      const reason =
+        error.code === "EADDRINUSE"
+          ? `port ${config.PORT} on ${config.HOST} is already in use; stop what listens there or set PORT`
+          : `cannot listen on ${config.HOST}:${config.PORT}: ${error.message}`;
+      // The database is released before the refusal is reported (an embedded one holds a lock).
+      void Promise.all([readDb?.close(), db.close()]).finally(() => reject(new StartupError(reason)));
+    });
   });
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : config.PORT;
@@ -136,7 +145,7 @@ export async function runFromEnvironment(env: Record<string, string | undefined>
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`configuration error: ${error.message}\n`);
-    } else if (error instanceof StartupError) {
+    } else if (error instanceof StartupError || error instanceof DataDirLockedError) {
       process.stderr.write(`start-up refused: ${error.message}\n`);
     } else {
       log.fatal({ err: error }, "start-up failed");

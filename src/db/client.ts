@@ -3,6 +3,7 @@ import { PGlite } from "@electric-sql/pglite";
 import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import { unaccent } from "@electric-sql/pglite/contrib/unaccent";
 import pg from "pg";
+import { lockDataDir } from "./data-dir-lock.ts";
 
 /**
  * One SQL dialect, two engines: PostgreSQL through a `pg` pool (production, scale-out) and PGlite (Postgres
@@ -110,17 +111,24 @@ export interface PgliteDb extends Db {
 }
 
 export async function createPgliteDb(options: PgliteOptions = {}): Promise<PgliteDb> {
-  if (options.dataDir) {
-    mkdirSync(options.dataDir, { recursive: true });
+  // A data directory belongs to one process at a time (data-dir-lock.ts); in memory there is nothing to share.
+  const lock = options.dataDir ? lockDataDir(options.dataDir) : null;
+  try {
+    if (options.dataDir) {
+      mkdirSync(options.dataDir, { recursive: true });
+    }
+    const lite = await PGlite.create({
+      dataDir: options.dataDir,
+      loadDataDir: options.loadDataDir,
+      extensions: { unaccent, pg_trgm },
+      parsers: pgTypeOverrides,
+    });
+    await lite.exec("SET TIME ZONE 'UTC'");
+    return wrapPglite(lite, () => lock?.release());
+  } catch (error) {
+    lock?.release();
+    throw error;
   }
-  const lite = await PGlite.create({
-    dataDir: options.dataDir,
-    loadDataDir: options.loadDataDir,
-    extensions: { unaccent, pg_trgm },
-    parsers: pgTypeOverrides,
-  });
-  await lite.exec("SET TIME ZONE 'UTC'");
-  return wrapPglite(lite);
 }
 
 type PgliteQueryable = Pick<PGlite, "query" | "exec">;
@@ -138,7 +146,7 @@ function wrapPgliteQueryable(target: PgliteQueryable): Queryable {
   };
 }
 
-function wrapPglite(lite: PGlite): PgliteDb {
+function wrapPglite(lite: PGlite, onClose: () => void): PgliteDb {
   return {
     engine: "pglite",
     async dumpImage() {
@@ -152,7 +160,11 @@ function wrapPglite(lite: PGlite): PgliteDb {
       return lite.transaction((tx) => fn(wrapPgliteQueryable(tx)));
     },
     async close() {
-      await lite.close();
+      try {
+        await lite.close();
+      } finally {
+        onClose();
+      }
     },
   };
 }

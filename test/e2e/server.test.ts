@@ -1,3 +1,7 @@
+import { existsSync, mkdtempSync } from "node:fs";
+import { type AddressInfo, createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SHARED_DIR } from "../helpers/engines.ts";
 import { insertTender } from "../helpers/factories.ts";
@@ -100,4 +104,23 @@ describe("start-up with bad configuration", () => {
       'configuration error: PAYMENTS_MODE: invalid value (got "free-for-all"); allowed: dev | x402',
     );
   });
+
+  it("refuses a port in use with one line, and releases its database", async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
+    const port = String((taken.address() as AddressInfo).port);
+    const dataDir = mkdtempSync(join(tmpdir(), "pi-port-"));
+    const { code, stderr } = await runEntry("src/main.ts", [], {
+      DATA_DIR: dataDir,
+      PORT: port,
+      HOST: "127.0.0.1",
+      INGEST_SCHEDULE: "off",
+    });
+    expect(code).toBe(1);
+    expect(stderr.trim()).toBe(
+      `start-up refused: port ${port} on 127.0.0.1 is already in use; stop what listens there or set PORT`,
+    );
+    expect(existsSync(`${dataDir}.lock`)).toBe(false);
+    await new Promise((resolve) => taken.close(resolve));
+  }, 120_000);
 });
