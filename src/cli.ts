@@ -15,6 +15,7 @@ import {
 } from "./ingest/http-options.ts";
 import { ingestPlacsp } from "./ingest/placsp/ingest-placsp.ts";
 import { loadCpvLabels, loadNutsNames } from "./ingest/refdata/load-reference.ts";
+import { writeSyntheticFeed } from "./ingest/synthetic/feed.ts";
 import { seedSynthetic } from "./ingest/synthetic/seed.ts";
 import { ingestTed } from "./ingest/ted/ingest-ted.ts";
 import { systemClock } from "./lib/clock.ts";
@@ -44,8 +45,9 @@ commands:
   signals                             recompute every renewal signal (ingest runs recompute what they touched)
   backtest-renewals --as-of YYYY-MM-DD [--as-of …]
                                       score the renewal heuristic as of past dates and store the result
-  seed --synthetic N [--seed S] [--out DIR]
+  seed --synthetic N [--seed S] [--out DIR] [--no-ingest]
                                       write N synthetic feed entries (host synthetic.invalid) and ingest them
+                                      (--no-ingest: only write them to --out, e.g. for a server's IMPORT_DIR)
 `;
 
 class UsageError extends Error {}
@@ -290,7 +292,12 @@ function isCalendarDate(value: string): boolean {
 async function seedCommand(config: Config, args: string[]): Promise<void> {
   const { values } = parseArgs({
     args,
-    options: { synthetic: { type: "string" }, seed: { type: "string" }, out: { type: "string" } },
+    options: {
+      synthetic: { type: "string" },
+      seed: { type: "string" },
+      out: { type: "string" },
+      "no-ingest": { type: "boolean" },
+    },
     strict: true,
   });
   const entries = Number(values.synthetic);
@@ -302,6 +309,15 @@ async function seedCommand(config: Config, args: string[]): Promise<void> {
   const seed = values.seed === undefined ? 643 : Number(values.seed);
   if (!Number.isInteger(seed)) {
     throw new UsageError("--seed must be an integer");
+  }
+  if (values["no-ingest"]) {
+    // Files only, no database: for a running server's import folder (the database is the server's).
+    if (!values.out) {
+      throw new UsageError("--no-ingest needs --out DIR: where the feed pages are written");
+    }
+    const { files: _files, ...written } = await writeSyntheticFeed(values.out, { entries, seed });
+    print({ command: "seed", written: { ...written, dir: values.out } });
+    return;
   }
   const log = createLogger(config.LOG_LEVEL === "info" ? "warn" : config.LOG_LEVEL);
   const result = await withDb(config, (db) =>

@@ -39,6 +39,18 @@ export const ConfigSchema = z.object({
     .default(10)
     .describe("Maximum connections in the PostgreSQL pool."),
   DATA_DIR: z.string().min(1).default("./data").describe("Directory of the embedded PGlite database."),
+  IMPORT_DIR: z
+    .string()
+    .min(1)
+    .default("./import")
+    .describe(
+      "Folder the running server imports from: drop PLACSP .atom/.zip or TED .xml/.tar.gz files in it; they move to done/ or failed/.",
+    ),
+  IMPORT_SCHEDULE: z
+    .string()
+    .regex(/^(off|\d+[smh])$/, "must be off or an interval such as 10s or 1m")
+    .default("10s")
+    .describe("How often the server looks into IMPORT_DIR (`off` disables the import folder)."),
   PAYMENTS_MODE: z
     .enum(["dev", "x402"])
     .default("dev")

@@ -6,6 +6,8 @@ import { DataDirLockedError } from "./db/data-dir-lock.ts";
 import { migrate } from "./db/migrate.ts";
 import { hasSyntheticTenders } from "./db/queries/ingest-tenders.ts";
 import { startRetentionJob } from "./domain/leads/leads.ts";
+import { httpOptionsFrom, tedQueryFrom } from "./ingest/http-options.ts";
+import { startImportFolder } from "./ingest/import-folder.ts";
 import { loadCpvLabels, loadNutsNames } from "./ingest/refdata/load-reference.ts";
 import { startIngestScheduler } from "./ingest/scheduler.ts";
 import { systemClock } from "./lib/clock.ts";
@@ -75,6 +77,20 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   );
 
   const scheduler = startIngestScheduler({ db, log, now: systemClock }, config);
+  const importInterval = scheduleIntervalMs(config.IMPORT_SCHEDULE);
+  const imports =
+    importInterval === null
+      ? null
+      : startImportFolder(
+          // A server taking real payments never imports the synthetic corpus (as it never starts on one).
+          { db, log, now: systemClock, refuseSynthetic: config.PAYMENTS_MODE === "x402" },
+          {
+            dir: config.IMPORT_DIR,
+            intervalMs: importInterval,
+            http: httpOptionsFrom(config, log),
+            ted: { query: tedQueryFrom(config), lookbackDays: config.TED_LOOKBACK_DAYS },
+          },
+        );
   const retentionInterval = scheduleIntervalMs(config.RETENTION_SCHEDULE);
   // First run a minute after start (the API serves first), then every RETENTION_SCHEDULE.
   const retention =
@@ -92,6 +108,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await scheduler?.stop();
+      await imports?.stop();
       await retention?.stop();
       await readDb?.close();
       await db.close();

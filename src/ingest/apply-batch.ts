@@ -240,7 +240,7 @@ function toTenderWrite(version: HashedVersion, buyerId: number | null): TenderWr
 }
 
 /** Synthetic corpora: PLACSP entry ids on `synthetic.invalid`, TED publication numbers of year 0000. */
-function isSynthetic(source: SourceName, sourceRef: string): boolean {
+export function isSynthetic(source: SourceName, sourceRef: string): boolean {
   if (source === "ted") {
     return isSyntheticPublicationNumber(sourceRef);
   }

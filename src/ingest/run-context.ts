@@ -8,12 +8,38 @@ import {
 } from "../db/queries/ingest-runs.ts";
 import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../lib/logger.ts";
-import { applyBatch, type BatchInput, type BatchOutcome } from "./apply-batch.ts";
+import { applyBatch, type BatchInput, type BatchOutcome, isSynthetic } from "./apply-batch.ts";
 
 export interface IngestDeps {
   db: Db;
   log: Logger;
   now: Clock;
+  /**
+   * Refuse synthetic entries (recorded as entry errors, never written): set where the service takes real
+   * payments, so that no paid answer is ever built from the synthetic corpus (the server's import folder).
+   */
+  refuseSynthetic?: boolean;
+}
+
+const SYNTHETIC_REFUSED =
+  "synthetic entry refused: this server takes real payments (PAYMENTS_MODE=x402); load synthetic data only " +
+  "into a dev-mode database";
+
+/** The batch without its synthetic entries, which become entry failures. */
+function withoutSynthetic(batch: BatchInput): BatchInput {
+  const refused = batch.versions.filter((v) => isSynthetic(v.tender.source, v.tender.sourceRef));
+  if (refused.length === 0) {
+    return batch;
+  }
+  return {
+    ...batch,
+    versions: batch.versions.filter((v) => !isSynthetic(v.tender.source, v.tender.sourceRef)),
+    tombstones: batch.tombstones.filter((t) => !isSynthetic(t.source, t.sourceRef)),
+    failures: [
+      ...batch.failures,
+      ...refused.map((v) => ({ entryRef: v.tender.sourceRef, reason: SYNTHETIC_REFUSED })),
+    ],
+  };
 }
 
 /**
@@ -47,7 +73,8 @@ export class IngestRun {
   }
 
   /** Applies a batch; `pages` is how many pages this batch completes (0 or 1). */
-  async commit(batch: BatchInput, pages: number): Promise<BatchOutcome> {
+  async commit(input: BatchInput, pages: number): Promise<BatchOutcome> {
+    const batch = this.deps.refuseSynthetic ? withoutSynthetic(input) : input;
     const outcome = await this.deps.db.transaction(async (tx) => {
       const result = await applyBatch(tx, batch);
       const delta: RunCounters = {

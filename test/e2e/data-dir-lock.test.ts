@@ -1,5 +1,14 @@
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -13,6 +22,15 @@ import { runEntry, type Spawned, spawnEntry, waitForListening } from "../helpers
 // PGlite's own behaviour, whichever engine the rest of the suite runs on.
 const scratch = mkdtempSync(join(tmpdir(), "pi-lock-"));
 const dir = (name: string) => join(scratch, name);
+
+async function devToken(base: string): Promise<string> {
+  const res = await fetch(`${base}/v1/dev-faucet`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ endpoint: "GET /v1/search" }),
+  });
+  return ((await res.json()) as { token: string }).token;
+}
 
 /** A pid that certainly ran on this host and has exited. */
 function deadPid(): number {
@@ -61,7 +79,8 @@ describe("the data directory lock", () => {
 
 describe("a second process on a served data directory", () => {
   const dataDir = dir("served");
-  const env = { DATA_DIR: dataDir, INGEST_SCHEDULE: "off" };
+  const importDir = dir("import");
+  const env = { DATA_DIR: dataDir, INGEST_SCHEDULE: "off", IMPORT_DIR: importDir, IMPORT_SCHEDULE: "1s" };
   let server: Spawned | undefined;
 
   afterAll(async () => {
@@ -70,6 +89,7 @@ describe("a second process on a served data directory", () => {
   });
 
   it("fails at once with one line naming the holder, and the server keeps its data", async () => {
+    mkdirSync(importDir, { recursive: true });
     const db = await createPgliteDb({ dataDir });
     await migrate(db);
     await insertTender(db, {
@@ -93,6 +113,26 @@ describe("a second process on a served data directory", () => {
     expect((await fetch(`${base}/health`)).status).toBe(200);
     const demo = (await (await fetch(`${base}/v1/demo`)).json()) as { data: { tender: { title: string } } };
     expect(demo.data.tender.title).toBe("Servicio de ciberseguridad");
+
+    // The documented path instead: the running server ingests what is moved into its import folder.
+    copyFileSync(LIFECYCLE, join(importDir, "lifecycle.atom"));
+    const settled = new Date(Date.now() - 60_000);
+    utimesSync(join(importDir, "lifecycle.atom"), settled, settled);
+    const deadline = Date.now() + 60_000;
+    let titles: string[] = [];
+    while (Date.now() < deadline && existsSync(join(importDir, "lifecycle.atom"))) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    while (Date.now() < deadline && titles.length < 2) {
+      const search = (await (
+        await fetch(`${base}/v1/search?type=tender`, { headers: { "x-payment": await devToken(base) } })
+      ).json()) as { data: { title: string }[] };
+      titles = search.data.map((row) => row.title);
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    expect(titles).toContain("Servicio de ciberseguridad");
+    expect(titles).toHaveLength(2);
+    expect(readdirSync(join(importDir, "done"))).toEqual([expect.stringMatching(/_lifecycle\.atom$/)]);
 
     // A server killed outright leaves its lock behind; the next process sees its pid is gone and takes over.
     server.child.kill("SIGKILL");
