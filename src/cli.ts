@@ -21,6 +21,7 @@ import { ingestTed } from "./ingest/ted/ingest-ted.ts";
 import { systemClock } from "./lib/clock.ts";
 import { parseIsoDate } from "./lib/dates.ts";
 import { createLogger } from "./lib/logger.ts";
+import { stderrProgress } from "./lib/progress.ts";
 import { runFromEnvironment } from "./server.ts";
 
 /**
@@ -39,7 +40,8 @@ commands:
                                       ingest PLACSP ATOM pages; without --source, the configured feed(s)
   ingest ted [--source <api-url|file|dir|tar.gz>] [--since YYYY-MM-DD] [--max-notices N]
                                       ingest TED notices; without --source, the configured Search API
-  inspect tender <source_ref>         print a stored tender with its awards (Tender shape of the API)
+  inspect tender <source_ref> [--pretty]
+                                      print a stored tender with its awards (Tender shape of the API)
   leads set-status <id> <status>      move a lead to new, contacted, used, paid or lost
   retention                           purge leads 180 days after they reached contacted, used, paid or lost
   signals                             recompute every renewal signal (ingest runs recompute what they touched)
@@ -51,6 +53,11 @@ commands:
 `;
 
 class UsageError extends Error {}
+
+/** Logs go to stderr: stdout carries only the command's one JSON result line. */
+function cliLogger(config: Config) {
+  return createLogger(config.LOG_LEVEL === "info" ? "warn" : config.LOG_LEVEL, "stderr");
+}
 
 async function withDb<T>(config: Config, fn: (db: Db) => Promise<T>): Promise<T> {
   const db = await openDb({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, poolSize: 2 });
@@ -124,7 +131,7 @@ async function run(argv: string[]): Promise<void> {
     if (rest.length > 0) {
       throw new UsageError("retention takes no arguments");
     }
-    const log = createLogger(config.LOG_LEVEL === "info" ? "warn" : config.LOG_LEVEL);
+    const log = cliLogger(config);
     const result = await withDb(config, (db) => purgeExpiredLeads({ ctx: { db, log, now: systemClock } }));
     print({ command: "retention", ...result });
     return;
@@ -133,8 +140,13 @@ async function run(argv: string[]): Promise<void> {
     if (rest.length > 0) {
       throw new UsageError("signals takes no arguments");
     }
-    const log = createLogger(config.LOG_LEVEL === "info" ? "warn" : config.LOG_LEVEL);
-    print({ command, ...(await withDb(config, (db) => recomputeSignals({ db, log, full: true }))) });
+    const log = cliLogger(config);
+    print({
+      command,
+      ...(await withDb(config, (db) =>
+        recomputeSignals({ db, log, full: true, progress: stderrProgress("signals") }),
+      )),
+    });
     return;
   }
   if (command === "backtest-renewals") {
@@ -142,15 +154,19 @@ async function run(argv: string[]): Promise<void> {
     return;
   }
   if (command === "inspect") {
-    const [what, sourceRef] = rest;
-    if (what !== "tender" || !sourceRef) {
-      throw new UsageError("usage: inspect tender <source_ref>");
+    const [what, ...args] = rest;
+    const pretty = args.includes("--pretty");
+    const refs = args.filter((arg) => arg !== "--pretty");
+    const sourceRef = refs[0];
+    if (what !== "tender" || !sourceRef || refs.length > 1) {
+      throw new UsageError("usage: inspect tender <source_ref> [--pretty]");
     }
     const result = await withDb(config, (db) =>
       inspectTender({ ctx: { db, log: createLogger("silent"), now: systemClock }, input: { sourceRef } }),
     );
+    // One JSON line like every command; --pretty indents it for reading by eye.
     process.stdout.write(
-      `${JSON.stringify({ data: result.tender, provenance: result.provenance }, null, 2)}\n`,
+      `${JSON.stringify({ data: result.tender, provenance: result.provenance }, null, pretty ? 2 : undefined)}\n`,
     );
     return;
   }
@@ -172,8 +188,10 @@ async function backtestCommand(config: Config, args: string[]): Promise<void> {
       throw new UsageError(`--as-of "${date}" is not a calendar date YYYY-MM-DD`);
     }
   }
-  const log = createLogger(config.LOG_LEVEL === "info" ? "warn" : config.LOG_LEVEL);
-  const result = await withDb(config, (db) => backtestRenewals({ db, log, asOf, now: systemClock() }));
+  const log = cliLogger(config);
+  const result = await withDb(config, (db) =>
+    backtestRenewals({ db, log, asOf, now: systemClock(), progress: stderrProgress("backtest") }),
+  );
   print({
     command: "backtest-renewals",
     as_of: result.as_of,
@@ -197,7 +215,7 @@ async function leadsCommand(config: Config, args: string[]): Promise<void> {
   if (!(LEAD_STATUSES as readonly string[]).includes(status)) {
     throw new UsageError(`<status> must be one of ${LEAD_STATUSES.join(", ")}`);
   }
-  const log = createLogger(config.LOG_LEVEL === "info" ? "warn" : config.LOG_LEVEL);
+  const log = cliLogger(config);
   const lead = await withDb(config, (db) =>
     setLeadStatus({ ctx: { db, log, now: systemClock }, input: { id: leadId, status } }),
   );
@@ -226,12 +244,12 @@ async function ingestPlacspCommand(config: Config, args: string[]): Promise<void
     throw new UsageError("--max-pages must be a positive integer");
   }
   const feeds = values.feed ? [values.feed] : values.source ? [null] : config.INGEST_PLACSP_FEEDS.split(",");
-  const log = createLogger(config.LOG_LEVEL === "info" ? "warn" : config.LOG_LEVEL);
+  const log = cliLogger(config);
   await withDb(config, async (db) => {
     for (const feed of feeds) {
       const source = values.source ?? (feed && isPlacspFeed(feed) ? placspFeedUrl(config, feed) : "");
       const summary = await ingestPlacsp(
-        { db, log, now: systemClock },
+        { db, log, now: systemClock, progress: stderrProgress(`ingest placsp ${feed ?? ""}`.trim()) },
         {
           source,
           feed: feed && isPlacspFeed(feed) ? feed : null,
@@ -263,10 +281,10 @@ async function ingestTedCommand(config: Config, args: string[]): Promise<void> {
   if (maxNotices !== null && !(Number.isInteger(maxNotices) && maxNotices >= 1)) {
     throw new UsageError("--max-notices must be a positive integer");
   }
-  const log = createLogger(config.LOG_LEVEL === "info" ? "warn" : config.LOG_LEVEL);
+  const log = cliLogger(config);
   const summary = await withDb(config, (db) =>
     ingestTed(
-      { db, log, now: systemClock },
+      { db, log, now: systemClock, progress: stderrProgress("ingest ted") },
       {
         source: values.source ?? config.TED_API_URL,
         since: values.since ?? null,
@@ -319,10 +337,10 @@ async function seedCommand(config: Config, args: string[]): Promise<void> {
     print({ command: "seed", written: { ...written, dir: values.out } });
     return;
   }
-  const log = createLogger(config.LOG_LEVEL === "info" ? "warn" : config.LOG_LEVEL);
+  const log = cliLogger(config);
   const result = await withDb(config, (db) =>
     seedSynthetic(
-      { db, log, now: systemClock },
+      { db, log, now: systemClock, progress: stderrProgress("seed") },
       { entries, seed, outDir: values.out ?? null, http: httpOptionsFrom(config, log) },
     ),
   );

@@ -8,6 +8,7 @@ import {
 } from "../db/queries/ingest-runs.ts";
 import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../lib/logger.ts";
+import { type Progress, ratePerSecond } from "../lib/progress.ts";
 import { applyBatch, type BatchInput, type BatchOutcome, isSynthetic } from "./apply-batch.ts";
 
 export interface IngestDeps {
@@ -19,6 +20,8 @@ export interface IngestDeps {
    * payments, so that no paid answer is ever built from the synthetic corpus (the server's import folder).
    */
   refuseSynthetic?: boolean;
+  /** Told after every committed batch (the CLI prints throttled progress lines from it). */
+  progress?: Progress;
 }
 
 const SYNTHETIC_REFUSED =
@@ -58,6 +61,7 @@ export class IngestRun {
   };
   newest: { updated: string; ref: string } | null = null;
   private readonly deps: IngestDeps;
+  private readonly startedMs = Date.now();
 
   private constructor(deps: IngestDeps, id: number) {
     this.deps = deps;
@@ -96,6 +100,14 @@ export class IngestRun {
     if (outcome.newest && (!this.newest || outcome.newest.updated > this.newest.updated)) {
       this.newest = outcome.newest;
     }
+    this.deps.progress?.report(() => {
+      const t = this.totals;
+      const entries = t.entriesNew + t.entriesUpdated + t.entriesUnchanged;
+      return (
+        `${t.pages} pages, ${entries} entries (${t.entriesNew} new, ${t.entriesUpdated} updated, ` +
+        `${t.entriesUnchanged} unchanged, ${t.errors} errors), ${ratePerSecond(entries, this.startedMs)} entries/s`
+      );
+    });
     return outcome;
   }
 

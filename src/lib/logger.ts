@@ -4,11 +4,12 @@ import { pino } from "pino";
 export type { Logger };
 
 /**
- * JSON lines on stdout. Payment headers and client keys never reach a log line: the redact list is the
- * safety net, the code simply does not log them.
+ * JSON lines, on stdout for the server; the CLI logs to stderr, keeping stdout for its one result line. Payment
+ * headers and client keys never reach a log line: the redact list is the safety net, the code simply does not
+ * log them.
  */
-export function createLogger(level: string): Logger {
-  return pino({
+export function createLogger(level: string, stream: "stdout" | "stderr" = "stdout"): Logger {
+  const options = {
     level,
     base: { service: "procurement-intel" },
     redact: {
@@ -20,5 +21,6 @@ export function createLogger(level: string): Logger {
       ],
       remove: true,
     },
-  });
+  };
+  return stream === "stderr" ? pino(options, pino.destination(2)) : pino(options);
 }

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SHARED_DIR } from "../helpers/engines.ts";
+import { LIFECYCLE } from "../helpers/placsp.ts";
 import { runEntry } from "../helpers/process.ts";
 import { createServerDatabase, type ServerDatabase } from "../helpers/server-db.ts";
 
@@ -91,5 +92,23 @@ describe("npm run cli", () => {
     const bad = await runEntry("src/cli.ts", ["backtest-renewals", "--as-of", "2024-02-30"], database.env);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('--as-of "2024-02-30" is not a calendar date');
+  });
+
+  it("ingest and inspect print exactly one JSON line on stdout; --pretty indents", async () => {
+    const ingest = await runEntry("src/cli.ts", ["ingest", "placsp", "--source", LIFECYCLE], {
+      ...database.env,
+      LOG_LEVEL: "info",
+    });
+    expect(ingest.code, ingest.stderr).toBe(0);
+    expect(ingest.stdout.trim().split("\n")).toHaveLength(1);
+    expect(JSON.parse(ingest.stdout)).toMatchObject({ command: "ingest placsp", errors: 0 });
+    const ref = "https://contrataciondelestado.es/sindicacion/licitacionesPerfilContratante/17165996";
+    const inspect = await runEntry("src/cli.ts", ["inspect", "tender", ref], database.env);
+    expect(inspect.code, inspect.stderr).toBe(0);
+    expect(inspect.stdout.trim().split("\n")).toHaveLength(1);
+    expect(JSON.parse(inspect.stdout)).toMatchObject({ data: { source_ref: ref } });
+    const pretty = await runEntry("src/cli.ts", ["inspect", "tender", ref, "--pretty"], database.env);
+    expect(pretty.stdout.trim().split("\n").length).toBeGreaterThan(10);
+    expect(JSON.parse(pretty.stdout)).toEqual(JSON.parse(inspect.stdout));
   });
 });

@@ -15,6 +15,7 @@ import {
 } from "../../domain/renewals/signal.ts";
 import { addDays, addMonths, daysBetween, median } from "../../lib/calendar.ts";
 import type { Logger } from "../../lib/logger.ts";
+import type { Progress } from "../../lib/progress.ts";
 import {
   type BuyerEvidence,
   computeBuyerSignals,
@@ -186,6 +187,7 @@ export async function backtestRenewals({
   asOf,
   now,
   windows = EXPIRY_WINDOWS,
+  progress,
 }: {
   db: Db;
   log: Logger;
@@ -193,6 +195,7 @@ export async function backtestRenewals({
   now: Date;
   /** Expiry windows to score instead of the service's (comparing candidates: docs/signals.md). */
   windows?: ExpiryWindows;
+  progress?: Progress;
 }): Promise<BacktestResult> {
   const dates = [...new Set(asOf)].sort();
   const corpus = await backtestCorpus(db);
@@ -206,6 +209,9 @@ export async function backtestRenewals({
           scoreBuyer(evidence, date, dataUntil, boards[d] as Scoreboard, windows);
         }
       }
+      progress?.report(
+        () => `${Math.min(i + BUYERS_PER_CHUNK, buyers.length)} of ${buyers.length} buyers scored`,
+      );
     }
   }
   const total = new Scoreboard();

@@ -8,6 +8,7 @@ import {
   takeDirtySignalBuyers,
 } from "../../db/queries/renewals.ts";
 import type { Logger } from "../../lib/logger.ts";
+import type { Progress } from "../../lib/progress.ts";
 import { type ComputedSignal, computeBuyerSignals } from "./rules.ts";
 
 export interface RecomputeSignalsResult {
@@ -35,10 +36,12 @@ export async function recomputeSignals({
   db,
   log,
   full = false,
+  progress,
 }: {
   db: Db;
   log: Logger;
   full?: boolean;
+  progress?: Progress;
 }): Promise<RecomputeSignalsResult> {
   const started = performance.now();
   const counts = await db.transaction(async (tx) => {
@@ -54,6 +57,10 @@ export async function recomputeSignals({
         await insertSignals(tx, signals.slice(j, j + SIGNALS_PER_INSERT));
       }
       written += signals.length;
+      progress?.report(
+        () =>
+          `${Math.min(i + BUYERS_PER_CHUNK, buyers.length)} of ${buyers.length} buyers, ${written} signals`,
+      );
     }
     return { buyers: buyers.length, signals: written };
   });
