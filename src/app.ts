@@ -23,6 +23,7 @@ import { registerHealth } from "./http/routes/discovery/health.ts";
 import { registerLlmsTxt } from "./http/routes/discovery/llms-txt.ts";
 import { registerMorCheckout } from "./http/routes/mor/checkout.ts";
 import { registerMorWebhook } from "./http/routes/mor/webhook.ts";
+import { registerPages } from "./http/routes/pages/index.ts";
 import { registerGetPricing } from "./http/routes/pricing/get.ts";
 import { registerListRenewals } from "./http/routes/renewals/get.ts";
 import { registerResearch } from "./http/routes/research/post.ts";
@@ -93,6 +94,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   registerHealth(app, httpDeps);
   registerGetPricing(app, httpDeps);
   registerGetDemo(app, httpDeps);
+  registerPages(app);
   if (deps.config.PAYMENTS_MODE === "dev") {
     registerDevFaucet(app, httpDeps);
   }

@@ -69,6 +69,7 @@ export function buildLlmsTxt(input: {
     "## Discovery",
     `- [OpenAPI 3.1](${base}/openapi.json): every route with its parameters, limits and error responses`,
     `- [Pricing](${base}/v1/pricing): price of every endpoint and how to pay (free)`,
+    `- [API reference](${base}/docs): the OpenAPI document rendered for people (HTML)`,
     "",
     "## Paid endpoints",
     ...operations.filter(({ price }) => price && !price.free).map(line),
