@@ -120,8 +120,42 @@ describe("health", () => {
     expect(body).toEqual({
       status: "ok",
       database: { engine: t.db.engine, reachable: true },
+      ingestion: [
+        { source: "placsp", last_success_at: null, last_error: null },
+        { source: "ted", last_success_at: null, last_error: null },
+      ],
       payments_mode: "dev",
     });
+  });
+
+  it("shows per source the last successful ingest and the last failure, and keeps serving", async () => {
+    await t.db.query(
+      `INSERT INTO ingest_runs (source, status, started_at, finished_at, message)
+       VALUES ('placsp', 'succeeded', '2026-11-20T01:00:00Z', '2026-11-20T01:04:00Z', NULL),
+              ('placsp', 'failed', '2026-11-21T01:00:00Z', '2026-11-21T01:00:05Z', 'getaddrinfo ENOTFOUND contrataciondelsectorpublico.gob.es'),
+              ('placsp', 'succeeded', '2026-11-19T01:00:00Z', '2026-11-19T01:03:00Z', NULL),
+              ('ted', 'failed', '2026-11-21T02:00:00Z', NULL, 'HTTP 503 from the TED Search API')`,
+    );
+    const { app } = buildTestApp({ db: t.db });
+    const { res, body } = await getJson(app, "/health");
+    expect(res.status).toBe(200);
+    expect(body.ingestion).toEqual([
+      {
+        source: "placsp",
+        last_success_at: "2026-11-20T01:04:00.000Z",
+        last_error: {
+          at: "2026-11-21T01:00:05.000Z",
+          message: "getaddrinfo ENOTFOUND contrataciondelsectorpublico.gob.es",
+        },
+      },
+      // A run that died without finishing is dated by its start.
+      {
+        source: "ted",
+        last_success_at: null,
+        last_error: { at: "2026-11-21T02:00:00.000Z", message: "HTTP 503 from the TED Search API" },
+      },
+    ]);
+    await t.db.query("DELETE FROM ingest_runs");
   });
 
   it("answers 503 when the database is unreachable", async () => {

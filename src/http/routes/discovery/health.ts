@@ -7,6 +7,19 @@ const HealthSchema = z
   .object({
     status: z.enum(["ok", "unavailable"]),
     database: z.object({ engine: z.enum(["postgres", "pglite"]), reachable: z.boolean() }),
+    ingestion: z
+      .array(
+        z.object({
+          source: z.enum(["placsp", "ted"]),
+          last_success_at: z.iso.datetime().nullable(),
+          last_error: z.object({ at: z.iso.datetime(), message: z.string().nullable() }).nullable(),
+        }),
+      )
+      .openapi({
+        description:
+          "Per source: the end of the last successful ingest run and the newest failed run (when it ended and " +
+          "why). Ingestion failing does not make the service unhealthy: it keeps serving what it holds.",
+      }),
     payments_mode: z.enum(["dev", "x402"]),
   })
   .openapi("Health");
@@ -16,7 +29,7 @@ const route = createRoute({
   path: "/health",
   operationId: "getHealth",
   tags: ["discovery"],
-  summary: "Liveness and database reachability (free)",
+  summary: "Liveness, database reachability and per-source ingestion state (free)",
   responses: {
     200: { description: "Serving.", content: { "application/json": { schema: HealthSchema } } },
     503: {
