@@ -172,12 +172,20 @@ describe("GET /v1/search", () => {
     );
   });
 
-  it("matches a CPV prefix against every CPV of the notice; a check digit is ignored", async () => {
+  it("matches award rows by their own CPV and tender rows by any CPV of the notice; a check digit is ignored", async () => {
     expect(companies((await search("cpv=72")).body.data)).toEqual(["REDCA S.A."]);
     expect(companies((await search("cpv=72313000-2")).body.data)).toEqual(["REDCA S.A."]);
-    // RTVE's notice has 32000000 and 42414100: all its awards match either prefix, whatever the lot's own CPV.
-    expect((await search("cpv=42")).body.meta.total).toBe(6);
-    expect((await search("cpv=4241")).body.meta.total).toBe(6);
+    // RTVE's notice has 32000000 and 42414100: lot 1 is 42414100, lots 2 and 3 are 32000000, in the original
+    // and in the copy. An award row matches by its own lot's CPV only.
+    const lots42 = (await search("cpv=42")).body;
+    expect(lots42.meta.total).toBe(2);
+    expect(lots42.data.map((r) => r.cpv)).toEqual(["42414100", "42414100"]);
+    expect((await search("cpv=4241")).body.meta.total).toBe(2);
+    const lots32 = (await search("cpv=32")).body;
+    expect(lots32.meta.total).toBe(4);
+    expect(new Set(lots32.data.map((r) => r.cpv))).toEqual(new Set(["32000000"]));
+    // A tender row matches by any CPV of its notice: both RTVE notices.
+    expect((await search("cpv=42&type=tender")).body.meta.total).toBe(2);
     expect((await search("cpv=99")).body.meta.total).toBe(0);
   });
 
