@@ -3,7 +3,7 @@ import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
 import type { Config } from "./config.ts";
 import type { DomainContext } from "./domain/context.ts";
-import type { HttpDeps } from "./http/deps.ts";
+import { baseUrl, type HttpDeps } from "./http/deps.ts";
 import { describePricedEndpoints } from "./http/discovery.ts";
 import type { AppEnv } from "./http/env.ts";
 import { BODY_LIMIT_BYTES, errorResponse, handleError } from "./http/errors.ts";
@@ -30,6 +30,9 @@ import { registerSearch } from "./http/routes/search/get.ts";
 import { registerGetStats } from "./http/routes/stats/get.ts";
 import { registerGetTender } from "./http/routes/tenders/get.ts";
 import { validationHook } from "./http/validation.ts";
+import { serverCard } from "./mcp/card.ts";
+import type { McpDeps } from "./mcp/deps.ts";
+import { handleMcpPost, mcpMethodNotAllowed } from "./mcp/route.ts";
 import type { EndpointDiscovery } from "./payments/gate.ts";
 import type { Payments } from "./payments/index.ts";
 
@@ -114,6 +117,23 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   if (deps.config.OPERATOR_KEY) {
     registerGetStats(app, httpDeps, deps.config.OPERATOR_KEY);
   }
+
+  // MCP: the same verbs and payment gate as REST, behind the same app-wide request id, rate limit and body
+  // limit middleware (registered above with app.use("*")).
+  const mcpDeps: McpDeps = { ...deps, servedRoutes: httpDeps.servedRoutes };
+  app.post("/mcp", (c) =>
+    handleMcpPost(mcpDeps, c.req.raw, {
+      requestId: c.get("requestId"),
+      log: c.get("log"),
+      baseUrl: baseUrl(c, httpDeps),
+    }),
+  );
+  app.on(["GET", "DELETE"], "/mcp", () => mcpMethodNotAllowed());
+  app.get("/.well-known/mcp/server-card.json", (c) => {
+    c.header("Access-Control-Allow-Origin", "*");
+    c.header("Cache-Control", "public, max-age=3600");
+    return c.json(serverCard(baseUrl(c, httpDeps), deps.config.PAYMENTS_MODE));
+  });
 
   return app;
 }
