@@ -33,6 +33,7 @@ import { validationHook } from "./http/validation.ts";
 import { serverCard } from "./mcp/card.ts";
 import type { McpDeps } from "./mcp/deps.ts";
 import { handleMcpPost, mcpMethodNotAllowed } from "./mcp/route.ts";
+import { listTools, toolPriceUsd } from "./mcp/tools.ts";
 import type { EndpointDiscovery } from "./payments/gate.ts";
 import type { Payments } from "./payments/index.ts";
 
@@ -84,6 +85,8 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
       served ??= app.routes.filter((r) => r.method !== "ALL").map((r) => `${r.method} ${r.path}`);
       return served;
     },
+    mcpTools: () =>
+      listTools().map((tool) => ({ name: tool.name, title: tool.title, priceUsd: toolPriceUsd(tool) })),
     describeEndpoint: (endpoint) => {
       discovery ??= describePricedEndpoints(buildOpenApiDocument(app, ""));
       return discovery.get(endpoint);
