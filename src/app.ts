@@ -21,6 +21,7 @@ import { registerDevFaucet } from "./http/routes/dev-faucet/post.ts";
 import { routeMissingHint } from "./http/routes/disabled.ts";
 import { registerHealth } from "./http/routes/discovery/health.ts";
 import { registerLlmsTxt } from "./http/routes/discovery/llms-txt.ts";
+import { registerMcpServerCard } from "./http/routes/discovery/mcp-card.ts";
 import { registerMorCheckout } from "./http/routes/mor/checkout.ts";
 import { registerMorWebhook } from "./http/routes/mor/webhook.ts";
 import { registerGetPricing } from "./http/routes/pricing/get.ts";
@@ -123,20 +124,19 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
 
   // MCP: the same verbs and payment gate as REST, behind the same app-wide request id, rate limit and body
   // limit middleware (registered above with app.use("*")).
+  // The endpoint dispatches on the method itself (POST: JSON-RPC; anything else 405) as the MCP transport
+  // does; its contract is the MCP protocol and the server card, not the REST OpenAPI document.
   const mcpDeps: McpDeps = { ...deps, servedRoutes: httpDeps.servedRoutes };
-  app.post("/mcp", (c) =>
-    handleMcpPost(mcpDeps, c.req.raw, {
-      requestId: c.get("requestId"),
-      log: c.get("log"),
-      baseUrl: baseUrl(c, httpDeps),
-    }),
+  app.all("/mcp", (c) =>
+    c.req.method === "POST"
+      ? handleMcpPost(mcpDeps, c.req.raw, {
+          requestId: c.get("requestId"),
+          log: c.get("log"),
+          baseUrl: baseUrl(c, httpDeps),
+        })
+      : mcpMethodNotAllowed(),
   );
-  app.on(["GET", "DELETE"], "/mcp", () => mcpMethodNotAllowed());
-  app.get("/.well-known/mcp/server-card.json", (c) => {
-    c.header("Access-Control-Allow-Origin", "*");
-    c.header("Cache-Control", "public, max-age=3600");
-    return c.json(serverCard(baseUrl(c, httpDeps), deps.config.PAYMENTS_MODE));
-  });
+  registerMcpServerCard(app, httpDeps, (base) => serverCard(base, deps.config.PAYMENTS_MODE));
 
   return app;
 }
