@@ -3,7 +3,7 @@ import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
 import type { Config } from "./config.ts";
 import type { DomainContext } from "./domain/context.ts";
-import type { HttpDeps } from "./http/deps.ts";
+import { baseUrl, type HttpDeps } from "./http/deps.ts";
 import { describePricedEndpoints } from "./http/discovery.ts";
 import type { AppEnv } from "./http/env.ts";
 import { BODY_LIMIT_BYTES, errorResponse, handleError } from "./http/errors.ts";
@@ -21,6 +21,7 @@ import { registerDevFaucet } from "./http/routes/dev-faucet/post.ts";
 import { routeMissingHint } from "./http/routes/disabled.ts";
 import { registerHealth } from "./http/routes/discovery/health.ts";
 import { registerLlmsTxt } from "./http/routes/discovery/llms-txt.ts";
+import { registerMcpServerCard } from "./http/routes/discovery/mcp-card.ts";
 import { registerMorCheckout } from "./http/routes/mor/checkout.ts";
 import { registerMorWebhook } from "./http/routes/mor/webhook.ts";
 import { registerPages } from "./http/routes/pages/index.ts";
@@ -31,6 +32,10 @@ import { registerSearch } from "./http/routes/search/get.ts";
 import { registerGetStats } from "./http/routes/stats/get.ts";
 import { registerGetTender } from "./http/routes/tenders/get.ts";
 import { validationHook } from "./http/validation.ts";
+import { serverCard } from "./mcp/card.ts";
+import type { McpDeps } from "./mcp/deps.ts";
+import { handleMcpPost, mcpMethodNotAllowed } from "./mcp/route.ts";
+import { listTools, toolPriceUsd } from "./mcp/tools.ts";
 import type { EndpointDiscovery } from "./payments/gate.ts";
 import type { Payments } from "./payments/index.ts";
 
@@ -82,6 +87,8 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
       served ??= app.routes.filter((r) => r.method !== "ALL").map((r) => `${r.method} ${r.path}`);
       return served;
     },
+    mcpTools: () =>
+      listTools().map((tool) => ({ name: tool.name, title: tool.title, priceUsd: toolPriceUsd(tool) })),
     describeEndpoint: (endpoint) => {
       discovery ??= describePricedEndpoints(buildOpenApiDocument(app, ""));
       return discovery.get(endpoint);
@@ -116,6 +123,22 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   if (deps.config.OPERATOR_KEY) {
     registerGetStats(app, httpDeps, deps.config.OPERATOR_KEY);
   }
+
+  // MCP: the same verbs and payment gate as REST, behind the same app-wide request id, rate limit and body
+  // limit middleware (registered above with app.use("*")).
+  // The endpoint dispatches on the method itself (POST: JSON-RPC; anything else 405) as the MCP transport
+  // does; its contract is the MCP protocol and the server card, not the REST OpenAPI document.
+  const mcpDeps: McpDeps = { ...deps, servedRoutes: httpDeps.servedRoutes };
+  app.all("/mcp", (c) =>
+    c.req.method === "POST"
+      ? handleMcpPost(mcpDeps, c.req.raw, {
+          requestId: c.get("requestId"),
+          log: c.get("log"),
+          baseUrl: baseUrl(c, httpDeps),
+        })
+      : mcpMethodNotAllowed(),
+  );
+  registerMcpServerCard(app, httpDeps, (base) => serverCard(base, deps.config.PAYMENTS_MODE));
 
   return app;
 }

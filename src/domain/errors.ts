@@ -35,20 +35,45 @@ export class NotFoundError extends DomainError {
 }
 
 /**
- * No valid payment. `details` carries what a payment method wants added to the response (for x402: the
- * PAYMENT-REQUIRED requirements); the HTTP layer decides how to render it.
+ * What an x402 payment requirement looks like, whatever the transport: REST renders it as the 402 body and the
+ * `PAYMENT-REQUIRED` header, MCP as tool content (and `_meta`). Plain data, so the domain does not depend on the
+ * x402 library.
+ */
+export interface X402Challenge {
+  /** The v2 `PaymentRequired` object (`{x402Version: 2, error, resource, accepts, extensions}`). */
+  paymentRequired: Record<string, unknown>;
+  /**
+   * The fields a caller reads beside the error (`x402Version`, `resource`, `accepts`, `hint`, `extensions`), in
+   * the protocol version the caller speaks.
+   */
+  terms: Record<string, unknown>;
+}
+
+/** A settlement made (or failed) by the facilitator, in the protocol version the payer used. */
+export interface PaymentSettlement {
+  x402Version: 1 | 2;
+  /** The x402 `SettleResponse`: success, transaction, network, payer, errorReason. */
+  response: Record<string, unknown>;
+}
+
+/** Why and how to pay, as a value each transport renders its own way (REST: 402; MCP: tool content). */
+export interface PaymentChallenge {
+  /** The x402 requirement, when the deployment takes x402 payments (absent in dev mode). */
+  x402?: X402Challenge;
+  /** A failed settlement to report back to the payer. */
+  settlement?: PaymentSettlement;
+  /** Seconds after which the same payment may succeed (facilitator unreachable). */
+  retryAfterSeconds?: number;
+}
+
+/**
+ * No valid payment. `challenge` says how to pay (for x402: the requirements); the surface decides how to render
+ * it (http/errors.ts: the 402 with headers; mcp: `{payment_required: true, …}` tool content).
  */
 export class PaymentRequiredError extends DomainError {
-  readonly details: Record<string, unknown>;
-  readonly headers: Record<string, string>;
-  constructor(
-    message: string,
-    hint: string,
-    details: Record<string, unknown> = {},
-    headers: Record<string, string> = {},
-  ) {
+  readonly challenge: PaymentChallenge;
+  constructor(message: string, hint: string, challenge: PaymentChallenge = {}) {
     super("payment_required", message, hint);
-    this.details = details;
-    this.headers = headers;
+    this.challenge = challenge;
   }
 }

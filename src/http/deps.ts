@@ -12,8 +12,18 @@ export interface HttpDeps {
   payments: Payments;
   /** Routes the app serves, as `METHOD /path/:param` (known once all routes are registered). */
   servedRoutes(): readonly string[];
+  /** The MCP tools served at POST /mcp, for llms.txt (app.ts supplies them: http does not import mcp). */
+  mcpTools?(): readonly McpToolSummary[];
   /** Input and output of a priced endpoint (from the OpenAPI document), for x402 catalog discovery. */
   describeEndpoint?(endpoint: string): EndpointDiscovery | undefined;
+}
+
+/** An MCP tool as discovery documents list it. */
+export interface McpToolSummary {
+  name: string;
+  /** USD per call; null when the price depends on the arguments (the credit purchase). */
+  priceUsd: string | null;
+  title: string;
 }
 
 /** The domain context for one request: the request's own logger, so verb logs carry its id. */

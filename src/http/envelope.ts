@@ -1,7 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import type { Provenance } from "../domain/provenance.ts";
-import { centsToUsd } from "../lib/money.ts";
+import { buildEnvelope, type MetaInput, type PaidCall } from "../domain/envelope.ts";
 import type { AppEnv } from "./env.ts";
 
 export const ProvenanceSchema = z
@@ -45,32 +44,12 @@ export function envelopeSchema<T extends z.ZodType>(data: T) {
   return z.object({ data, meta: MetaSchema });
 }
 
-export interface MetaInput {
-  priceCents: number;
-  paid: boolean;
-  provenance?: Provenance[];
-  page?: number;
-  total?: number;
-  caveats?: string[];
-  score_explanation?: string;
-  methodology?: string;
-  confidence_scale?: ("low" | "medium" | "high")[];
-  generated_at?: string;
+/** Builds the envelope every data endpoint answers with (domain/envelope.ts), for this request. */
+export function envelope<T>(c: Context<AppEnv>, data: T, input: MetaInput): { data: T; meta: Meta } {
+  return buildEnvelope(c.get("requestId"), data, input);
 }
 
-/** Builds the envelope every data endpoint answers with. */
-export function envelope<T>(c: Context<AppEnv>, data: T, input: MetaInput): { data: T; meta: Meta } {
-  const { priceCents, paid, provenance, ...optional } = input;
-  const meta: Meta = {
-    request_id: c.get("requestId"),
-    price_usd: centsToUsd(priceCents),
-    paid,
-    provenance: provenance ?? [],
-  };
-  for (const [key, value] of Object.entries(optional)) {
-    if (value !== undefined) {
-      Object.assign(meta, { [key]: value });
-    }
-  }
-  return { data, meta };
+/** The paid call a priced route answers: its request id and the price charged. */
+export function paidCall(c: Context<AppEnv>, priceCents: number): PaidCall {
+  return { requestId: c.get("requestId"), priceCents };
 }

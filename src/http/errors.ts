@@ -3,7 +3,9 @@ import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { DomainError, type ErrorCode, PaymentRequiredError } from "../domain/errors.ts";
+import { describeIssues } from "../domain/validation.ts";
 import type { AppEnv } from "./env.ts";
+import { challengeHeaders } from "./payment-headers.ts";
 
 /** The spec's error codes and their HTTP statuses: the one map every surface uses. */
 export const ERROR_STATUS: Record<ErrorCode, ContentfulStatusCode> = {
@@ -67,10 +69,13 @@ export function errorResponse(c: Context<AppEnv>, code: ErrorCode, message: stri
  */
 export function handleError(error: Error, c: Context<AppEnv>): Response {
   if (error instanceof PaymentRequiredError) {
-    for (const [name, value] of Object.entries(error.headers)) {
+    for (const [name, value] of Object.entries(challengeHeaders(error.challenge))) {
       c.header(name, value);
     }
-    return c.json({ ...errorBody(error.code, error.message, error.hint), ...error.details }, 402);
+    return c.json(
+      { ...errorBody(error.code, error.message, error.hint), ...error.challenge.x402?.terms },
+      402,
+    );
   }
   if (error instanceof DomainError) {
     return errorResponse(c, error.code, error.message, error.hint);
@@ -120,104 +125,18 @@ const TARGET_NAMES: Record<ValidationTarget, string> = {
 
 /**
  * Turns zod issues into the spec's 400: the message names each parameter and its constraint, the hint says how
- * to fix the first one.
+ * to fix the first one (domain/validation.ts words it, for MCP arguments as well).
  */
 export function describeValidationFailure(
   issues: readonly z.core.$ZodIssue[],
   target: ValidationTarget,
   rawValue: (name: string) => unknown,
 ): { message: string; hint: string } {
-  const described = issues.map((issue) => describeIssue(issue, target, rawValue));
-  return {
-    message: described.map((d) => d.message).join("; "),
-    hint: described[0]?.hint ?? "Check the request against GET /openapi.json.",
-  };
-}
-
-function describeIssue(
-  issue: z.core.$ZodIssue,
-  target: ValidationTarget,
-  rawValue: (name: string) => unknown,
-): { message: string; hint: string } {
-  const where = TARGET_NAMES[target];
-  const name = issue.path.map(String).join(".");
-  if (!name) {
-    if (issue.code === "unrecognized_keys") {
-      const keys = issue.keys.map((k) => `"${k}"`).join(", ");
-      return {
-        message: `Unknown ${where}(s) ${keys}.`,
-        hint: `Remove ${keys}; see GET /openapi.json for the fields.`,
-      };
-    }
-    return {
-      message: `Request ${target === "json" ? "body" : target} is invalid: ${issue.message}.`,
-      hint: target === "json" ? "Send a JSON object as described in GET /openapi.json." : issue.message,
-    };
-  }
-  const raw = rawValue(name);
-  const got = raw === undefined ? "" : ` (got ${JSON.stringify(raw)})`;
-  const subject = `${where} "${name}"`;
-  // A schema may phrase its own constraint ({ error: "a positive integer" }); zod's defaults start "Invalid"/"Too".
-  if (!/^(Invalid|Too (big|small))/.test(issue.message) && issue.code !== "unrecognized_keys") {
-    return {
-      message: `${subject} must be ${issue.message}${got}.`,
-      hint: `Send "${name}" as ${issue.message}.`,
-    };
-  }
-  switch (issue.code) {
-    case "too_big": {
-      const max = String(issue.maximum);
-      if (issue.origin === "string") {
-        return {
-          message: `${subject} must be at most ${max} characters${got}.`,
-          hint: `Shorten "${name}" to ${max} characters or fewer.`,
-        };
-      }
-      return {
-        message: `${subject} must be at most ${max}${got}.`,
-        hint: `Send "${name}" no greater than ${max}.`,
-      };
-    }
-    case "too_small": {
-      const min = String(issue.minimum);
-      if (issue.origin === "string") {
-        return {
-          message: `${subject} must be at least ${min} characters${got}.`,
-          hint: `Send at least ${min} characters in "${name}", or leave it out.`,
-        };
-      }
-      return {
-        message: `${subject} must be at least ${min}${got}.`,
-        hint: `Send "${name}" no smaller than ${min}.`,
-      };
-    }
-    case "invalid_type": {
-      if (raw === undefined) {
-        return { message: `${subject} is required.`, hint: `Add "${name}" (see GET /openapi.json).` };
-      }
-      const expected = issue.expected === "int" ? "an integer" : `a ${issue.expected}`;
-      return { message: `${subject} must be ${expected}${got}.`, hint: `Send "${name}" as ${expected}.` };
-    }
-    case "invalid_value": {
-      const allowed = issue.values.map(String).join(" | ");
-      return {
-        message: `${subject} must be one of ${allowed}${got}.`,
-        hint: `Set "${name}" to one of: ${allowed}.`,
-      };
-    }
-    case "invalid_format":
-      return {
-        message: `${subject} must be ${issue.message}${got}.`,
-        hint: `Send "${name}" as ${issue.message}.`,
-      };
-    case "unrecognized_keys": {
-      const keys = issue.keys.map((k) => `"${k}"`).join(", ");
-      return { message: `Unknown field(s) ${keys} in ${subject}.`, hint: `Remove ${keys}.` };
-    }
-    default:
-      return {
-        message: `${subject} is invalid: ${issue.message}${got}.`,
-        hint: `Fix "${name}": ${issue.message}.`,
-      };
-  }
+  return describeIssues(issues, {
+    where: TARGET_NAMES[target],
+    whole: target === "json" ? "body" : target,
+    wholeHint: target === "json" ? "Send a JSON object as described in GET /openapi.json." : undefined,
+    reference: "GET /openapi.json",
+    rawValue,
+  });
 }

@@ -3,6 +3,7 @@ import { priceOf, priceUsd } from "../domain/pricing/price-table.ts";
 import type { PaymentCredentials } from "../payments/index.ts";
 import { baseUrl, type HttpDeps } from "./deps.ts";
 import type { AppEnv } from "./env.ts";
+import { settlementHeaders } from "./payment-headers.ts";
 
 /** Payment material from the request headers (names are case-insensitive in HTTP). */
 export function credentialsFrom(c: Context<AppEnv>): PaymentCredentials {
@@ -44,7 +45,7 @@ export async function servePaid<T>(
     c.get("requestId"),
     produce,
   );
-  for (const [name, value] of Object.entries(result.headers)) {
+  for (const [name, value] of Object.entries(settlementHeaders(result.settlement))) {
     c.header(name, value);
   }
   return { value: result.value, priceCents: entry.priceCents };

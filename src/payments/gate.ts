@@ -1,4 +1,4 @@
-import type { PaymentRequiredError } from "../domain/errors.ts";
+import type { PaymentRequiredError, PaymentSettlement } from "../domain/errors.ts";
 
 /**
  * The payment gate every priced call goes through, REST and MCP alike. Methods are tried in order
@@ -50,8 +50,11 @@ export interface PaymentCredentials {
 
 export interface Charge {
   method: PaymentMethodName;
-  /** Makes the payment final. Throws `PaymentRequiredError` if it cannot (then nothing may be served). */
-  commit(): Promise<{ headers: Record<string, string> }>;
+  /**
+   * Makes the payment final. Throws `PaymentRequiredError` if it cannot (then nothing may be served). An x402
+   * charge returns its settlement, which the surface hands back to the payer.
+   */
+  commit(): Promise<{ settlement?: PaymentSettlement }>;
   /** Undoes the provisional payment: the caller is not charged. */
   release(): Promise<void>;
 }
@@ -89,7 +92,8 @@ export function createPaymentGate(options: GateOptions): PaymentGate {
 export interface PaidResult<T> {
   value: T;
   method: PaymentMethodName;
-  headers: Record<string, string>;
+  /** x402: the settlement to return to the payer (REST: PAYMENT-RESPONSE header; MCP: result `_meta`). */
+  settlement?: PaymentSettlement;
 }
 
 /**
@@ -109,6 +113,6 @@ export async function runPaid<T>(
     await charge.release();
     throw error;
   }
-  const { headers } = await charge.commit();
-  return { value, method: charge.method, headers };
+  const { settlement } = await charge.commit();
+  return { value, method: charge.method, settlement };
 }

@@ -156,4 +156,86 @@ describe("x402 on a local chain, end to end", () => {
     expect(facilitator.calls["/verify"]).toBeGreaterThanOrEqual(3);
     expect(facilitator.calls["/settle"]).toBe(3);
   });
+
+  // After the facilitator count above, which counts the REST payments only.
+  it("pays MCP tools over x402: payment_token and params._meta, one ledger with REST", async () => {
+    const client = registerExactEvmScheme(new x402Client(), { signer: payer });
+    const call = async (args: Record<string, unknown>, meta?: Record<string, unknown>) => {
+      const res = await fetch(`${base}/mcp`, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "tools/call",
+          params: { name: "get_tender", arguments: args, ...(meta ? { _meta: meta } : {}) },
+        }),
+      });
+      expect(res.status).toBe(200);
+      return ((await res.json()) as { result: McpResult }).result;
+    };
+    type McpResult = {
+      isError?: boolean;
+      structuredContent: Record<string, unknown>;
+      _meta?: Record<string, unknown>;
+    };
+
+    const unpaid = await call({ id: tenderId });
+    expect(unpaid.isError).toBeFalsy();
+    const how = unpaid.structuredContent.how_to_pay as {
+      method: string;
+      x402Version: number;
+      resource: { url: string };
+      accepts: (Record<string, unknown> & { resource?: string })[];
+      extensions: Record<string, unknown>;
+    };
+    expect(unpaid.structuredContent).toMatchObject({ payment_required: true, price_usd: "0.02" });
+    expect(how).toMatchObject({
+      method: "x402",
+      x402Version: 2,
+      resource: { url: `${base}/v1/tenders/${tenderId}` },
+    });
+    expect(how.accepts[0]).toMatchObject({
+      scheme: "exact",
+      network: "eip155:84532",
+      amount: "20000",
+      payTo: PAY_TO,
+    });
+    // The REST 402's requirement, rebuilt as an x402 client reads it (accepts entries without the v1 resource).
+    const required = {
+      x402Version: 2 as const,
+      resource: how.resource,
+      accepts: how.accepts.map(({ resource: _url, ...accepted }) => accepted),
+      extensions: how.extensions,
+    } as unknown as Parameters<typeof client.createPaymentPayload>[0];
+
+    const before = await chain.balanceOf(PAY_TO);
+    const token = Buffer.from(JSON.stringify(await client.createPaymentPayload(required))).toString("base64");
+    const paid = await call({ id: tenderId, payment_token: token });
+    expect(paid.isError).toBeFalsy();
+    expect(paid.structuredContent).toMatchObject({
+      data: { id: tenderId },
+      meta: { paid: true, price_usd: "0.02" },
+    });
+    expect(paid._meta?.["x402/payment-response"]).toMatchObject({ success: true, network: "eip155:84532" });
+    expect(await chain.balanceOf(PAY_TO)).toBe(before + TENDER_UNITS);
+
+    // The proof spent over MCP is spent over REST too.
+    const replay = await fetch(`${base}/v1/tenders/${tenderId}`, { headers: { "PAYMENT-SIGNATURE": token } });
+    expect(replay.status).toBe(402);
+    expect(((await replay.json()) as { error: { message: string } }).error.message).toMatch(
+      /already been used/,
+    );
+
+    // x402's MCP transport: the payload object in params._meta["x402/payment"].
+    const payload = await client.createPaymentPayload(required);
+    const viaMeta = await call({ id: tenderId }, { "x402/payment": payload });
+    expect(viaMeta.isError).toBeFalsy();
+    expect(viaMeta._meta?.["x402/payment-response"]).toMatchObject({ success: true });
+    expect(await chain.balanceOf(PAY_TO)).toBe(before + 2n * TENDER_UNITS);
+    const again = await call({ id: tenderId }, { "x402/payment": payload });
+    expect(again.structuredContent).toMatchObject({ payment_required: true });
+    expect(String(again.structuredContent.message)).toMatch(/already been used/);
+    expect(await chain.balanceOf(PAY_TO)).toBe(before + 2n * TENDER_UNITS);
+  });
 });

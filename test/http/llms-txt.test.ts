@@ -20,7 +20,7 @@ describe("GET /llms.txt", () => {
     expect(lines[0]).toBe("# procurement-intel");
     expect(lines[2]?.startsWith("> ")).toBe(true);
     const h2 = lines.filter((l) => l.startsWith("## "));
-    expect(h2).toEqual(["## Discovery", "## Paid endpoints", "## Free endpoints"]);
+    expect(h2).toEqual(["## Discovery", "## Paid endpoints", "## Free endpoints", "## MCP tools"]);
     expect(lines.filter((l) => l.startsWith("#") && !l.startsWith("##"))).toHaveLength(1);
   });
 
@@ -44,6 +44,18 @@ describe("GET /llms.txt", () => {
     );
     expect(text).toContain("meta.score_explanation");
     expect(text).toContain("- [POST /v1/research](https://api.example.org/v1/research): 0.50 USD.");
+  });
+
+  it("lists the MCP endpoint and every tool with its price", async () => {
+    const { text } = await llms({ PUBLIC_BASE_URL: "https://api.example.org" });
+    expect(text).toContain("- [POST /mcp](https://api.example.org/mcp): Streamable-HTTP MCP server");
+    expect(text).toContain("https://api.example.org/.well-known/mcp/server-card.json");
+    expect(text).toContain("- [get_renewals](https://api.example.org/mcp): 0.25 USD.");
+    expect(text).toContain("- [research](https://api.example.org/mcp): 0.50 USD.");
+    expect(text).toContain("- [get_pricing](https://api.example.org/mcp): free.");
+    expect(text).toContain("- [billing_get_balance](https://api.example.org/mcp): free.");
+    expect(text).toContain("- [billing_purchase_credits](https://api.example.org/mcp): priced by amount.");
+    expect(text.match(/^- \[[a-z_]+\]\(https:\/\/api\.example\.org\/mcp\)/gm)).toHaveLength(11);
   });
 
   it("explains how to pay in the configured mode", async () => {

@@ -1,10 +1,10 @@
 import { createHash } from "node:crypto";
+import type { PartyRef } from "../../domain/party.ts";
 import {
   BASIS_VERSION,
   type Confidence,
   type EndDateSource,
   type ExpiryBasis,
-  type PartyRef,
   type RecurrenceBasis,
   type SignalBasis,
   type SignalType,

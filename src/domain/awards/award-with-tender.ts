@@ -1,6 +1,7 @@
 import type { AwardWithTenderRow, NoticeRow } from "../../db/queries/awards.ts";
+import type { PartyRef } from "../party.ts";
 import { type Provenance, provenanceOf } from "../provenance.ts";
-import { type Award, type PartyRef, toAward } from "../tenders/get-tender.ts";
+import { type Award, toAward } from "../tenders/get-tender.ts";
 
 /** The tender an award belongs to, as company-awards and buyer-history show it (SPEC.md, Award). */
 export interface TenderContext {

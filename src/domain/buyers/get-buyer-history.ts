@@ -1,3 +1,4 @@
+import type { z } from "zod";
 import { listAwardsWithTender } from "../../db/queries/awards.ts";
 import { findBuyerById } from "../../db/queries/buyers.ts";
 import { readBuyerStats } from "../../db/queries/stats.ts";
@@ -5,6 +6,7 @@ import { type AwardWithTender, noticesOfAwards, toAwardWithTender } from "../awa
 import { valueSumCaveats } from "../caveats.ts";
 import { type DomainContext, readerOf } from "../context.ts";
 import { NotFoundError } from "../errors.ts";
+import { IdInputSchema } from "../params.ts";
 import type { Provenance } from "../provenance.ts";
 
 export interface Recurrence {
@@ -37,6 +39,9 @@ export interface BuyerHistoryResult {
 /** How many recent awards the history lists (newest first); `awards_total` counts them all. */
 export const BUYER_RECENT_AWARDS = 50;
 
+/** Input: the parameters of GET /v1/buyers/{id}/history and the arguments of the MCP tool get_buyer_history. */
+export const BuyerHistoryInputSchema = IdInputSchema;
+
 /**
  * A contracting authority's history: its newest awards with tender context and the aggregates materialized
  * after each ingest run (analytics/refresh-stats.ts): award count, top-3 supplier concentration by count and
@@ -48,7 +53,7 @@ export async function getBuyerHistory({
   input,
 }: {
   ctx: DomainContext;
-  input: { id: number };
+  input: z.output<typeof BuyerHistoryInputSchema>;
 }): Promise<BuyerHistoryResult> {
   const db = readerOf(ctx);
   const row = await findBuyerById(db, input.id);

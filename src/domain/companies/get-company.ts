@@ -1,11 +1,13 @@
+import type { z } from "zod";
 import { listAwardNotices } from "../../db/queries/awards.ts";
 import { type CompanyIdentifierRow, findCompanyById } from "../../db/queries/companies.ts";
 import { readCompanyStats } from "../../db/queries/stats.ts";
 import { noticesOf } from "../awards/award-with-tender.ts";
 import { valueSumCaveats } from "../caveats.ts";
 import { type DomainContext, readerOf } from "../context.ts";
+import { IdInputSchema } from "../params.ts";
+import type { PartyRef } from "../party.ts";
 import type { Provenance } from "../provenance.ts";
-import type { PartyRef } from "../tenders/get-tender.ts";
 import { companyNotFound } from "./not-found.ts";
 
 export type IdentifierScheme = "nif" | "ted" | "placsp";
@@ -65,6 +67,9 @@ function isServedIdentifier(row: CompanyIdentifierRow): row is CompanyIdentifier
   return SCHEMES.has(row.scheme);
 }
 
+/** Input: the parameters of GET /v1/companies/{id} and the arguments of the MCP tool get_company. */
+export const GetCompanyInputSchema = IdInputSchema;
+
 /**
  * A company profile: its names and identifiers, joint-venture links and win aggregates. The aggregates are
  * materialized after each ingest run (analytics/refresh-stats.ts); a company without wins has zero wins, a
@@ -75,7 +80,7 @@ export async function getCompany({
   input,
 }: {
   ctx: DomainContext;
-  input: { id: number };
+  input: z.output<typeof GetCompanyInputSchema>;
 }): Promise<CompanyResult> {
   const db = readerOf(ctx);
   const row = await findCompanyById(db, input.id);

@@ -1,3 +1,4 @@
+import type { z } from "zod";
 import { listAwardsWithTender } from "../../db/queries/awards.ts";
 import { countCompanyAwards } from "../../db/queries/companies.ts";
 import {
@@ -8,6 +9,7 @@ import {
 } from "../awards/award-with-tender.ts";
 import { FRAMEWORK_CEILING_CAVEAT } from "../caveats.ts";
 import { type DomainContext, readerOf } from "../context.ts";
+import { PagedIdInputSchema } from "../params.ts";
 import type { Provenance } from "../provenance.ts";
 import { companyNotFound } from "./not-found.ts";
 
@@ -19,6 +21,9 @@ export interface CompanyAwardsResult {
   caveats: string[] | undefined;
 }
 
+/** Input: the parameters of GET /v1/companies/{id}/awards and the arguments of the MCP tool get_company_awards. */
+export const CompanyAwardsInputSchema = PagedIdInputSchema;
+
 /**
  * One page of the awards a company won, newest first (award date descending, unknown dates last, then id
  * descending: a total order, so walking the pages returns every award exactly once). A page beyond the last
@@ -29,7 +34,7 @@ export async function listCompanyAwards({
   input,
 }: {
   ctx: DomainContext;
-  input: { id: number; page: number; size: number };
+  input: z.output<typeof CompanyAwardsInputSchema>;
 }): Promise<CompanyAwardsResult> {
   const db = readerOf(ctx);
   const total = await countCompanyAwards(db, input.id);

@@ -1,3 +1,4 @@
+import type { z } from "zod";
 import {
   listOpportunities,
   type OpportunityRow,
@@ -6,8 +7,9 @@ import {
 } from "../../db/queries/opportunities.ts";
 import { calendarDate } from "../../lib/calendar.ts";
 import { type DomainContext, readerOf } from "../context.ts";
+import { PagedIdInputSchema } from "../params.ts";
+import type { PartyRef } from "../party.ts";
 import { type Provenance, provenanceOf } from "../provenance.ts";
-import type { PartyRef } from "../tenders/get-tender.ts";
 import { companyNotFound } from "./not-found.ts";
 
 /** The spec's Opportunity (SPEC.md, Resources): exactly its fields, the formula is in meta.score_explanation. */
@@ -120,6 +122,9 @@ function toOpportunity(row: OpportunityRow): Opportunity {
   };
 }
 
+/** Input: the parameters of GET /v1/companies/{id}/opportunities and the arguments of the MCP tool get_company_opportunities. */
+export const CompanyOpportunitiesInputSchema = PagedIdInputSchema;
+
 /**
  * One page of the open tenders that fit a company's award history (SPEC.md, Opportunity): published within
  * the last 90 days of the domain clock, or with a deadline after it; sharing a buyer or a CPV (at least the
@@ -133,7 +138,7 @@ export async function listCompanyOpportunities({
   input,
 }: {
   ctx: DomainContext;
-  input: { id: number; page: number; size: number };
+  input: z.output<typeof CompanyOpportunitiesInputSchema>;
 }): Promise<CompanyOpportunitiesResult> {
   const db = readerOf(ctx);
   const profile = await readOpportunityProfile(db, input.id);

@@ -1,3 +1,4 @@
+import { z } from "zod";
 import {
   latestBacktest,
   listRenewalSignals,
@@ -7,18 +8,47 @@ import {
 import { partyIdsNamedLike } from "../../db/queries/search.ts";
 import { addMonths, calendarDate } from "../../lib/calendar.ts";
 import { type DomainContext, readerOf } from "../context.ts";
+import { CpvParam, NameFragmentParam, PageParam, SizeParam } from "../params.ts";
 import { type Provenance, provenanceOf } from "../provenance.ts";
 import type { BacktestResult, Confidence, RenewalSignal, SignalBasis, SignalType } from "./signal.ts";
 
-export interface RenewalsInput {
-  cpv?: string;
-  buyer?: string;
-  window_months: number;
-  min_confidence?: Confidence;
-  include_retendered: boolean;
-  page: number;
-  size: number;
-}
+/** The input of `listRenewals` (REST query of GET /v1/renewals, arguments of the MCP tool get_renewals). */
+export const RenewalsInputSchema = z.object({
+  cpv: CpvParam.optional(),
+  buyer: NameFragmentParam.optional(),
+  window_months: z.coerce
+    .number({ error: "an integer from 1 to 36" })
+    .int({ error: "an integer from 1 to 36" })
+    .min(1)
+    .max(36)
+    .default(12)
+    .meta({
+      type: "integer",
+      minimum: 1,
+      maximum: 36,
+      default: 12,
+      description: "Signals whose window overlaps [today, today + window_months] are listed.",
+    }),
+  min_confidence: z
+    .enum(["low", "medium", "high"])
+    .optional()
+    .meta({ description: "Lowest confidence to list: low lists all, high only high." }),
+  // A string on the wire (a REST query has no booleans); MCP callers send "true" or "false" likewise.
+  include_retendered: z
+    .enum(["true", "false"], { error: "true or false" })
+    .default("false")
+    .transform((value) => value === "true")
+    .meta({
+      type: "boolean",
+      default: false,
+      description:
+        "Also list signals whose re-tender has already been published (basis.retendered_by names it).",
+    }),
+  page: PageParam,
+  size: SizeParam,
+});
+
+export type RenewalsInput = z.output<typeof RenewalsInputSchema>;
 
 /** The latest backtest as reported beside the signals. */
 export interface BacktestSummary extends BacktestResult {

@@ -3,16 +3,13 @@
  * builds these; `renewal_signals.basis` stores the basis exactly as served, so reading never recomputes.
  */
 
+import type { PartyRef } from "../party.ts";
+
 export type SignalType = "duration_expiry" | "framework_expiry" | "recurrence";
 export type Confidence = "low" | "medium" | "high";
 
 export const CONFIDENCE_SCALE: readonly Confidence[] = ["low", "medium", "high"];
 export const BASIS_VERSION = 1;
-
-export interface PartyRef {
-  id: number;
-  name: string;
-}
 
 /** Where an expiry signal's contract end came from, most to least certain. */
 export type EndDateSource = "published_end_date" | "start_plus_duration" | "award_plus_duration";

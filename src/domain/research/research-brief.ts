@@ -1,3 +1,4 @@
+import { z } from "zod";
 import {
   activeBuyers,
   type EvidenceRow,
@@ -11,18 +12,41 @@ import { hasSearchableWords, partyIdsNamedLike, SEARCH_WINDOW } from "../../db/q
 import { addMonths, calendarDate } from "../../lib/calendar.ts";
 import { OPPORTUNITY_WINDOW_DAYS } from "../companies/list-company-opportunities.ts";
 import { type DomainContext, readerOf } from "../context.ts";
+import type { PartyRef } from "../party.ts";
 import { type Provenance, provenanceOf } from "../provenance.ts";
 import type { Confidence, SignalType } from "../renewals/signal.ts";
-import type { PartyRef } from "../tenders/get-tender.ts";
-
-export interface ResearchInput {
-  query: string;
-  limit: number;
-}
 
 /** Default and maximum number of findings in a brief. */
 export const RESEARCH_DEFAULT_LIMIT = 20;
 export const RESEARCH_MAX_LIMIT = 50;
+
+const LIMIT_RULE = `an integer from 1 to ${RESEARCH_MAX_LIMIT}`;
+
+/** The input of `researchBrief` (JSON body of POST /v1/research, arguments of the MCP tool research). */
+export const ResearchInputSchema = z.object({
+  query: z
+    .string({ error: "a text of 1 to 200 characters" })
+    .trim()
+    .min(1, { error: "a text of 1 to 200 characters" })
+    .max(200, { error: "a text of 1 to 200 characters" })
+    .meta({
+      example: "ciberseguridad",
+      description:
+        "Topic: matched as Spanish full text against tender titles and descriptions, and as a name fragment " +
+        "against buyer and company names (renewal signals follow the matching tenders and buyers).",
+    }),
+  limit: z
+    .number({ error: LIMIT_RULE })
+    .int({ error: LIMIT_RULE })
+    .min(1, { error: LIMIT_RULE })
+    .max(RESEARCH_MAX_LIMIT, { error: LIMIT_RULE })
+    .default(RESEARCH_DEFAULT_LIMIT)
+    .meta({
+      description: `Maximum findings in the whole brief (1 to ${RESEARCH_MAX_LIMIT}, default ${RESEARCH_DEFAULT_LIMIT}).`,
+    }),
+});
+
+export type ResearchInput = z.output<typeof ResearchInputSchema>;
 /** At most this many buyers and companies named like the query take part (lowest ids first). */
 export const NAMED_PARTIES_MAX = 200;
 

@@ -1,29 +1,53 @@
+import { z } from "zod";
 import {
   hasSearchableWords,
   partyIdsNamedLike,
   SEARCH_WINDOW,
   type SearchFilters,
-  type SearchKind,
   type SearchRowRecord,
   searchPage,
   searchRowsByIds,
 } from "../../db/queries/search.ts";
 import { type DomainContext, readerOf } from "../context.ts";
+import { CpvParam, DateParam, NameFragmentParam, PageParam, RegionParam, SizeParam } from "../params.ts";
+import type { PartyRef } from "../party.ts";
 import { type Provenance, provenanceOf } from "../provenance.ts";
-import type { PartyRef } from "../tenders/get-tender.ts";
 
-export interface SearchInput {
-  q?: string;
-  cpv?: string;
-  buyer?: string;
-  company?: string;
-  region?: string;
-  from?: string;
-  to?: string;
-  type: SearchKind;
-  page: number;
-  size: number;
+/** The row kinds a search lists: awards (default), tenders, or contracts (awards whose contract is signed). */
+export const SEARCH_KINDS = ["award", "tender", "contract"] as const;
+export type SearchKind = (typeof SEARCH_KINDS)[number];
+
+/** `from` must not be after `to`; reported on `to` so the message names a parameter. */
+function datesInOrder(value: { from?: string; to?: string }, ctx: z.core.$RefinementCtx): void {
+  if (value.from && value.to && value.from > value.to) {
+    ctx.addIssue({ code: "custom", path: ["to"], message: `a date on or after from (${value.from})` });
+  }
 }
+
+/** The input of `searchNotices` (REST query of GET /v1/search, arguments of the MCP tool search_tenders). */
+export const SearchInputSchema = z
+  .object({
+    q: z
+      .string()
+      .max(200)
+      .optional()
+      .meta({ description: "Plain-text Spanish full-text query over title and description (max 200)." }),
+    cpv: CpvParam.optional(),
+    buyer: NameFragmentParam.optional(),
+    company: NameFragmentParam.optional(),
+    region: RegionParam.optional(),
+    from: DateParam.optional(),
+    to: DateParam.optional(),
+    type: z
+      .enum(SEARCH_KINDS)
+      .default("award")
+      .meta({ description: "Row kind; from/to apply to award_date, publication_date or start_date." }),
+    page: PageParam,
+    size: SizeParam,
+  })
+  .superRefine(datesInOrder);
+
+export type SearchInput = z.output<typeof SearchInputSchema>;
 
 /** A row of `GET /v1/search`: every field always present, null when unknown. */
 export interface SearchRow {

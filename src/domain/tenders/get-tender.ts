@@ -1,14 +1,12 @@
+import type { z } from "zod";
 import { findLinkedNotices } from "../../db/queries/links.ts";
 import type { AwardRow, TenderRow } from "../../db/queries/tenders.ts";
 import { findTenderById, listAwardsByTender } from "../../db/queries/tenders.ts";
 import { type DomainContext, readerOf } from "../context.ts";
 import { NotFoundError } from "../errors.ts";
+import { IdInputSchema } from "../params.ts";
+import type { PartyRef } from "../party.ts";
 import { type Provenance, provenanceOf } from "../provenance.ts";
-
-export interface PartyRef {
-  id: number;
-  name: string;
-}
 
 export interface Award {
   id: number;
@@ -52,13 +50,16 @@ export interface TenderResult {
   hasCeilings: boolean;
 }
 
+/** Input: the parameters of GET /v1/tenders/{id} and the arguments of the MCP tool get_tender. */
+export const GetTenderInputSchema = IdInputSchema;
+
 /** One tender with its awards, in the spec's Tender shape, and where it comes from. */
 export async function getTender({
   ctx,
   input,
 }: {
   ctx: DomainContext;
-  input: { id: number };
+  input: z.output<typeof GetTenderInputSchema>;
 }): Promise<TenderResult> {
   const db = readerOf(ctx);
   const row = await findTenderById(db, input.id);

@@ -1,13 +1,11 @@
 import { z } from "@hono/zod-openapi";
+import { IdParam } from "../../domain/params.ts";
 
-/** Positive integer path id; anything else (0, -1, 1.5, abc) is a 400, never a 404. */
+/** Positive integer path id (the verbs' `id`); anything else (0, -1, 1.5, abc) is a 400, never a 404. */
 export const IdParamSchema = z.object({
-  id: z.coerce
-    .number({ error: "a positive integer" })
-    .int({ error: "a positive integer" })
-    .min(1)
-    .max(Number.MAX_SAFE_INTEGER)
-    .openapi({ param: { name: "id", in: "path" }, type: "integer", minimum: 1, example: 1 }),
+  // `.meta`, not `.openapi`: a schema made before @hono/zod-openapi patched zod (domain modules may load first,
+  // as in the CLI) has no `.openapi` method; zod-to-openapi reads `.meta` all the same.
+  id: IdParam.meta({ param: { name: "id", in: "path" } }),
 });
 
 export const PartyRefSchema = z

@@ -69,7 +69,7 @@ export function refuse(
     return undefined;
   }
   const requirement = deps.requirement(attempt);
-  throw new PaymentRequiredError(message, hint, requirement.details, requirement.headers);
+  throw new PaymentRequiredError(message, hint, requirement.challenge);
 }
 
 export function createCreditsMethod(deps: CreditsDeps): PaymentMethod {
@@ -138,7 +138,7 @@ export function refundableCharge(
 ): Charge {
   return {
     method,
-    commit: async () => ({ headers: {} }),
+    commit: async () => ({}),
     release: () =>
       deps.db.transaction(async (tx) => {
         await refund(tx, {

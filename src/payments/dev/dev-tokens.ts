@@ -85,7 +85,7 @@ export function createDevPaymentMethod(deps: { db: Db; now: Clock }): PaymentMet
       }
       return {
         method: "dev",
-        commit: async () => ({ headers: {} }),
+        commit: async () => ({}),
         release: () => releaseDevToken(deps.db, tokenHash),
       };
     },

@@ -1,4 +1,3 @@
-import { encodePaymentRequiredHeader, encodePaymentResponseHeader } from "@x402/core/http";
 import type { PaymentRequired, PaymentRequirements, SettleResponse } from "@x402/core/types";
 import { PaymentRequiredError } from "../../domain/errors.ts";
 import { findPrice } from "../../domain/pricing/price-table.ts";
@@ -87,7 +86,10 @@ export interface ChallengeInput {
   retryAfterSeconds?: number;
 }
 
-/** The 402 as a `PaymentRequiredError`: the HTTP layer puts details into the body and sets the headers. */
+/**
+ * The refusal as a `PaymentRequiredError` carrying the requirement as plain data: REST renders it as the 402
+ * (body and PAYMENT-REQUIRED header), MCP as tool content.
+ */
 export function x402Challenge(
   settings: X402Settings,
   attempt: PaymentAttempt,
@@ -108,7 +110,7 @@ export function x402Challenge(
     extensions,
   };
   const v1 = input.version === 1 ? requirementsV1(settings, attempt) : undefined;
-  const details: Record<string, unknown> = v1
+  const terms: Record<string, unknown> = v1
     ? {
         x402Version: 1,
         resource,
@@ -123,19 +125,13 @@ export function x402Challenge(
         hint: input.hint,
         extensions,
       };
-  const headers: Record<string, string> = {
-    "PAYMENT-REQUIRED": encodePaymentRequiredHeader(paymentRequired),
-    "Cache-Control": "no-store",
-  };
-  if (input.settlement) {
-    headers[input.version === 1 ? "X-PAYMENT-RESPONSE" : "PAYMENT-RESPONSE"] = encodePaymentResponseHeader(
-      input.settlement,
-    );
-  }
-  if (input.retryAfterSeconds !== undefined) {
-    headers["Retry-After"] = String(input.retryAfterSeconds);
-  }
-  return new PaymentRequiredError(input.message, input.hint, details, headers);
+  return new PaymentRequiredError(input.message, input.hint, {
+    x402: { paymentRequired: paymentRequired as unknown as Record<string, unknown>, terms },
+    settlement: input.settlement
+      ? { x402Version: input.version, response: input.settlement as unknown as Record<string, unknown> }
+      : undefined,
+    retryAfterSeconds: input.retryAfterSeconds,
+  });
 }
 
 /** "GET /v1/tenders/:id costs 0.02 USD per call (20000 atomic units of USDC on eip155:84532)". */

@@ -1,4 +1,3 @@
-import { encodePaymentResponseHeader } from "@x402/core/http";
 import type { FacilitatorClient } from "@x402/core/server";
 import {
   type PaymentPayload,
@@ -35,8 +34,8 @@ import { caip2OfV1Network, type X402Settings } from "./settings.ts";
  * replica,
  *   loses here). Nothing is taken yet.
  * - commit (after the content was produced, before it is sent): facilitator `/settle`; on success the proof
- *   is settled and the response carries PAYMENT-RESPONSE (v1: X-PAYMENT-RESPONSE); on failure nothing is
- * served.
+ *   is settled and the settlement goes back to the payer (REST: PAYMENT-RESPONSE, v1 X-PAYMENT-RESPONSE; MCP:
+ *   `_meta["x402/payment-response"]`); on failure nothing is served.
  * - release (the handler found nothing to serve, or failed): nothing was settled, the claim is given up and
  *   the payer may use the same proof again.
  *
@@ -317,7 +316,6 @@ async function verify(facilitator: Facilitator, prepared: Prepared): Promise<Ver
 function charge(deps: X402MethodDeps, attempt: PaymentAttempt, prepared: Prepared): Charge {
   const { settings } = deps;
   const { version, proofHash } = prepared;
-  const responseHeader = version === 1 ? "X-PAYMENT-RESPONSE" : "PAYMENT-RESPONSE";
   return {
     method: "x402",
     async commit() {
@@ -369,7 +367,7 @@ function charge(deps: X402MethodDeps, attempt: PaymentAttempt, prepared: Prepare
         // replays.
       }
       return {
-        headers: { [responseHeader]: encodePaymentResponseHeader(settlement), "Cache-Control": "private" },
+        settlement: { x402Version: version, response: settlement as unknown as Record<string, unknown> },
       };
     },
     async release() {

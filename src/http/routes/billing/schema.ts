@@ -1,27 +1,14 @@
 import { z } from "@hono/zod-openapi";
-import { CLIENT_KEY_PATTERN, CLIENT_KEY_RULE } from "../../../payments/credits/client-key.ts";
-import { BUNDLE_AMOUNTS } from "../../../payments/credits/credits.ts";
+import { BundleAmountParam, ClientKeyParam } from "../../../payments/credits/inputs.ts";
 
-const clientKey = z
-  .string()
-  .regex(CLIENT_KEY_PATTERN, { error: `a client key of ${CLIENT_KEY_RULE}` })
-  .openapi({
-    description:
-      `The client key naming the prepaid account (${CLIENT_KEY_RULE}; keys starting lct_ are inert). ` +
-      "Choose your own or use the one POST /v1/mor/checkout returned; only its SHA-256 is stored.",
-    example: "my-agent-7f3c9a1e5b2d4c6f8a0b",
-  });
+const clientKey = ClientKeyParam;
 
 export const ClientKeyHeaderSchema = z.object({ "x-client-key": clientKey });
 
 export const OptionalClientKeyHeaderSchema = z.object({ "x-client-key": clientKey.optional() });
 
 export const BundleParamSchema = z.object({
-  amount: z.enum(BUNDLE_AMOUNTS as [string, ...string[]]).openapi({
-    param: { name: "amount", in: "path" },
-    description: "Bundle size in whole USD; the bundle costs exactly this amount.",
-    example: "5",
-  }),
+  amount: BundleAmountParam.meta({ param: { name: "amount", in: "path" } }),
 });
 
 export const BalanceSchema = z

@@ -1,8 +1,9 @@
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import { BUYER_RECENT_AWARDS, getBuyerHistory } from "../../../domain/buyers/get-buyer-history.ts";
+import { buyerHistoryEnvelope } from "../../../domain/envelope.ts";
 import { domainContext, type HttpDeps } from "../../deps.ts";
 import type { AppEnv } from "../../env.ts";
-import { envelope, envelopeSchema } from "../../envelope.ts";
+import { envelopeSchema, paidCall } from "../../envelope.ts";
 import { errorResponses } from "../../errors.ts";
 import { pricedOperation, servePaid } from "../../paid.ts";
 import { IdParamSchema } from "../../schemas/common.ts";
@@ -42,14 +43,6 @@ export function registerGetBuyerHistory(app: OpenAPIHono<AppEnv>, deps: HttpDeps
     const { value, priceCents } = await servePaid(c, deps, ENDPOINT, () =>
       getBuyerHistory({ ctx: domainContext(c, deps), input: { id } }),
     );
-    return c.json(
-      envelope(c, value.buyer, {
-        priceCents,
-        paid: true,
-        provenance: value.provenance,
-        caveats: value.caveats,
-      }),
-      200,
-    );
+    return c.json(buyerHistoryEnvelope(value, paidCall(c, priceCents)), 200);
   });
 }

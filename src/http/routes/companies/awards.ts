@@ -1,12 +1,13 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { listCompanyAwards } from "../../../domain/companies/list-company-awards.ts";
+import { companyAwardsEnvelope } from "../../../domain/envelope.ts";
+import { PageInputSchema } from "../../../domain/params.ts";
 import { domainContext, type HttpDeps } from "../../deps.ts";
 import type { AppEnv } from "../../env.ts";
-import { envelope, envelopeSchema } from "../../envelope.ts";
+import { envelopeSchema, paidCall } from "../../envelope.ts";
 import { errorResponses } from "../../errors.ts";
 import { pricedOperation, servePaid } from "../../paid.ts";
 import { IdParamSchema } from "../../schemas/common.ts";
-import { PageQuerySchema } from "../../schemas/query.ts";
 import { AwardWithTenderSchema } from "./schema.ts";
 
 const ENDPOINT = "GET /v1/companies/:id/awards";
@@ -24,7 +25,7 @@ const route = createRoute({
     "Order: award date descending (unknown dates last), then id descending: a total order, so walking the " +
     "pages returns every award once. page >= 1 (default 1), size 1 to 100 (default 20); a page beyond the " +
     "last is an empty list with meta.total. meta.provenance names the notices of the page's awards.",
-  request: { params: IdParamSchema, query: PageQuerySchema },
+  request: { params: IdParamSchema, query: PageInputSchema },
   responses: {
     200: {
       description: "One page of the company's awards with tender context; meta.page and meta.total.",
@@ -41,16 +42,6 @@ export function registerListCompanyAwards(app: OpenAPIHono<AppEnv>, deps: HttpDe
     const { value, priceCents } = await servePaid(c, deps, ENDPOINT, () =>
       listCompanyAwards({ ctx: domainContext(c, deps), input: { id, page, size } }),
     );
-    return c.json(
-      envelope(c, value.awards, {
-        priceCents,
-        paid: true,
-        provenance: value.provenance,
-        page: value.page,
-        total: value.total,
-        caveats: value.caveats,
-      }),
-      200,
-    );
+    return c.json(companyAwardsEnvelope(value, paidCall(c, priceCents)), 200);
   });
 }

@@ -1,8 +1,9 @@
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import { COMPANY_PROVENANCE_AWARDS, getCompany } from "../../../domain/companies/get-company.ts";
+import { companyEnvelope } from "../../../domain/envelope.ts";
 import { domainContext, type HttpDeps } from "../../deps.ts";
 import type { AppEnv } from "../../env.ts";
-import { envelope, envelopeSchema } from "../../envelope.ts";
+import { envelopeSchema, paidCall } from "../../envelope.ts";
 import { errorResponses } from "../../errors.ts";
 import { pricedOperation, servePaid } from "../../paid.ts";
 import { IdParamSchema } from "../../schemas/common.ts";
@@ -41,14 +42,6 @@ export function registerGetCompany(app: OpenAPIHono<AppEnv>, deps: HttpDeps): vo
     const { value, priceCents } = await servePaid(c, deps, ENDPOINT, () =>
       getCompany({ ctx: domainContext(c, deps), input: { id } }),
     );
-    return c.json(
-      envelope(c, value.company, {
-        priceCents,
-        paid: true,
-        provenance: value.provenance,
-        caveats: value.caveats,
-      }),
-      200,
-    );
+    return c.json(companyEnvelope(value, paidCall(c, priceCents)), 200);
   });
 }

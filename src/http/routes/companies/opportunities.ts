@@ -3,13 +3,14 @@ import {
   listCompanyOpportunities,
   OPPORTUNITY_WINDOW_DAYS,
 } from "../../../domain/companies/list-company-opportunities.ts";
+import { opportunitiesEnvelope } from "../../../domain/envelope.ts";
+import { PageInputSchema } from "../../../domain/params.ts";
 import { domainContext, type HttpDeps } from "../../deps.ts";
 import type { AppEnv } from "../../env.ts";
-import { envelope, envelopeSchema } from "../../envelope.ts";
+import { envelopeSchema, paidCall } from "../../envelope.ts";
 import { errorResponses } from "../../errors.ts";
 import { pricedOperation, servePaid } from "../../paid.ts";
 import { IdParamSchema } from "../../schemas/common.ts";
-import { PageQuerySchema } from "../../schemas/query.ts";
 import { OpportunitySchema } from "./schema.ts";
 
 const ENDPOINT = "GET /v1/companies/:id/opportunities";
@@ -33,7 +34,7 @@ const route = createRoute({
     "meta.score_explanation spells out the integer formula and its weights; meta.provenance names the notices " +
     "of the page's tenders. page >= 1 (default 1), size 1 to 100 (default 20); a page beyond the last is an " +
     "empty list with meta.total.",
-  request: { params: IdParamSchema, query: PageQuerySchema },
+  request: { params: IdParamSchema, query: PageInputSchema },
   responses: {
     200: {
       description: "One page of opportunities; meta.page, meta.total, meta.score_explanation.",
@@ -50,17 +51,6 @@ export function registerListCompanyOpportunities(app: OpenAPIHono<AppEnv>, deps:
     const { value, priceCents } = await servePaid(c, deps, ENDPOINT, () =>
       listCompanyOpportunities({ ctx: domainContext(c, deps), input: { id, page, size } }),
     );
-    return c.json(
-      envelope(c, value.opportunities, {
-        priceCents,
-        paid: true,
-        provenance: value.provenance,
-        page: value.page,
-        total: value.total,
-        score_explanation: value.score_explanation,
-        caveats: value.caveats,
-      }),
-      200,
-    );
+    return c.json(opportunitiesEnvelope(value, paidCall(c, priceCents)), 200);
   });
 }

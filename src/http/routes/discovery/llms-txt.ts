@@ -1,7 +1,7 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { FAUCET_ENDPOINT, type X402Terms } from "../../../domain/pricing/get-pricing.ts";
 import { findPrice, isServedBy, PRICE_TABLE, priceUsd } from "../../../domain/pricing/price-table.ts";
-import { baseUrl, type HttpDeps } from "../../deps.ts";
+import { baseUrl, type HttpDeps, type McpToolSummary } from "../../deps.ts";
 import type { AppEnv } from "../../env.ts";
 import { errorResponses } from "../../errors.ts";
 import { buildOpenApiDocument, type OpenApiDocument } from "../../openapi.ts";
@@ -37,8 +37,10 @@ export function buildLlmsTxt(input: {
   document: OpenApiDocument;
   /** x402 mode: the real payment terms. */
   x402?: X402Terms;
+  /** The MCP tools at POST /mcp (none: no MCP section). */
+  tools?: readonly McpToolSummary[];
 }): string {
-  const { base, paymentsMode, document, x402 } = input;
+  const { base, paymentsMode, document, x402, tools = [] } = input;
   const operations = operationsOf(document).map((op) => {
     const entry = findPrice(op.endpoint);
     return { op, price: entry ? { free: entry.free, usd: priceUsd(entry) } : soldBy(op.endpoint) };
@@ -56,7 +58,7 @@ export function buildLlmsTxt(input: {
     "",
     "> Pay-per-call REST API over Spanish (PLACSP) and EU (TED) public-procurement notices, focused on IT, software and cyber contracts: who wins what from whom, what is about to be re-tendered, which open tenders fit a company. Paid per call in USDC over x402, from prepaid credits, or by subscription.",
     "",
-    "Discovery order: 1. GET /llms.txt (this file), 2. GET /openapi.json (REST schema), 3. GET /v1/pricing (prices and payment flow), 4. paid calls.",
+    "Discovery order: 1. GET /llms.txt (this file), 2. GET /openapi.json (REST schema), 3. GET /v1/pricing (prices and payment flow), 4. paid calls, or MCP at POST /mcp.",
     "",
     `- ${payment}`,
     "- Answers are {data, meta}; meta carries request_id, price_usd, paid and provenance (upstream notice references and URLs).",
@@ -70,6 +72,11 @@ export function buildLlmsTxt(input: {
     `- [OpenAPI 3.1](${base}/openapi.json): every route with its parameters, limits and error responses`,
     `- [Pricing](${base}/v1/pricing): price of every endpoint and how to pay (free)`,
     `- [API reference](${base}/docs): the OpenAPI document rendered for people (HTML)`,
+    ...(tools.length > 0
+      ? [
+          `- [MCP server card](${base}/.well-known/mcp/server-card.json): the MCP tools, their inputs and prices`,
+        ]
+      : []),
     "",
     "## Paid endpoints",
     ...operations.filter(({ price }) => price && !price.free).map(line),
@@ -77,7 +84,27 @@ export function buildLlmsTxt(input: {
     "## Free endpoints",
     ...operations.filter(({ price }) => !price || price.free).map(line),
     "",
+    ...(tools.length > 0 ? mcpSection(base, paymentsMode, tools) : []),
   ].join("\n");
+}
+
+/**
+ * The MCP tools: same verbs, prices and payment gate as the REST routes. Each line links the endpoint, since a
+ * tool has no URL of its own.
+ */
+function mcpSection(base: string, paymentsMode: "dev" | "x402", tools: readonly McpToolSummary[]): string[] {
+  const token =
+    paymentsMode === "dev"
+      ? `a token from ${FAUCET_ENDPOINT} for the endpoint how_to_pay names`
+      : 'the base64 x402 payment payload, or the payload object as params._meta["x402/payment"]';
+  const cost = (price: string | null) =>
+    price === null ? "priced by amount" : price === "0.00" ? "free" : `${price} USD`;
+  return [
+    "## MCP tools",
+    `- [POST /mcp](${base}/mcp): Streamable-HTTP MCP server (stateless, JSON responses; tools/list, tools/call). An unpaid priced call returns {payment_required: true, price_usd, how_to_pay} as normal content; call again with payment_token (${token}), or client_key (prepaid credits).`,
+    ...tools.map((tool) => `- [${tool.name}](${base}/mcp): ${cost(tool.priceUsd)}. ${tool.title}.`),
+    "",
+  ];
 }
 
 /** Price of an endpoint (`usd`), or of a route selling several entries (`POST /v1/billing/credits/:amount`). */
@@ -122,6 +149,7 @@ export function registerLlmsTxt(app: OpenAPIHono<AppEnv>, deps: HttpDeps): void 
         paymentsMode: deps.config.PAYMENTS_MODE,
         document: buildOpenApiDocument(app, base),
         x402: deps.payments.x402 ?? undefined,
+        tools: deps.mcpTools?.(),
       });
       cache.set(base, text);
     }

@@ -1,12 +1,11 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
-import { listRenewals, RENEWALS_METHODOLOGY } from "../../../domain/renewals/list-renewals.ts";
-import { CONFIDENCE_SCALE } from "../../../domain/renewals/signal.ts";
+import { renewalsEnvelope } from "../../../domain/envelope.ts";
+import { listRenewals, RenewalsInputSchema } from "../../../domain/renewals/list-renewals.ts";
 import { domainContext, type HttpDeps } from "../../deps.ts";
 import type { AppEnv } from "../../env.ts";
-import { envelope } from "../../envelope.ts";
+import { paidCall } from "../../envelope.ts";
 import { errorResponses } from "../../errors.ts";
 import { pricedOperation, servePaid } from "../../paid.ts";
-import { RenewalsQuerySchema } from "../../schemas/query.ts";
 import { RenewalSignalSchema, RenewalsMetaSchema } from "./schema.ts";
 
 const ENDPOINT = "GET /v1/renewals";
@@ -18,7 +17,7 @@ const route = createRoute({
   tags: ["signals"],
   summary: "Re-tender forecast signals (deterministic heuristic, not probabilities)",
   ...pricedOperation(ENDPOINT),
-  request: { query: RenewalsQuerySchema },
+  request: { query: RenewalsInputSchema },
   responses: {
     200: {
       description:
@@ -46,28 +45,6 @@ export function registerListRenewals(app: OpenAPIHono<AppEnv>, deps: HttpDeps): 
     const { value, priceCents } = await servePaid(c, deps, ENDPOINT, () =>
       listRenewals({ ctx: domainContext(c, deps), input }),
     );
-    const body = envelope(
-      c,
-      { signals: value.signals },
-      {
-        priceCents,
-        paid: true,
-        provenance: value.provenance,
-      },
-    );
-    return c.json(
-      {
-        data: body.data,
-        meta: {
-          ...body.meta,
-          page: value.page,
-          total: value.total,
-          methodology: RENEWALS_METHODOLOGY,
-          confidence_scale: [...CONFIDENCE_SCALE],
-          backtest: value.backtest,
-        },
-      },
-      200,
-    );
+    return c.json(renewalsEnvelope(value, paidCall(c, priceCents)), 200);
   });
 }

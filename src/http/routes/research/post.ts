@@ -1,12 +1,9 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
-import {
-  RESEARCH_DEFAULT_LIMIT,
-  RESEARCH_MAX_LIMIT,
-  researchBrief,
-} from "../../../domain/research/research-brief.ts";
+import { researchEnvelope } from "../../../domain/envelope.ts";
+import { ResearchInputSchema, researchBrief } from "../../../domain/research/research-brief.ts";
 import { domainContext, type HttpDeps } from "../../deps.ts";
 import type { AppEnv } from "../../env.ts";
-import { ConfidenceSchema, envelope, envelopeSchema, ProvenanceSchema } from "../../envelope.ts";
+import { ConfidenceSchema, envelopeSchema, ProvenanceSchema, paidCall } from "../../envelope.ts";
 import { errorResponses } from "../../errors.ts";
 import { pricedOperation, servePaid } from "../../paid.ts";
 import { DateSchema, PartyRefSchema } from "../../schemas/common.ts";
@@ -14,30 +11,8 @@ import { PartySchema } from "../companies/schema.ts";
 
 const ENDPOINT = "POST /v1/research";
 
-export const ResearchRequestSchema = z
-  .object({
-    query: z
-      .string({ error: "a text of 1 to 200 characters" })
-      .trim()
-      .min(1, { error: "a text of 1 to 200 characters" })
-      .max(200, { error: "a text of 1 to 200 characters" })
-      .openapi({
-        example: "ciberseguridad",
-        description:
-          "Topic: matched as Spanish full text against tender titles and descriptions, and as a name fragment " +
-          "against buyer and company names (renewal signals follow the matching tenders and buyers).",
-      }),
-    limit: z
-      .number({ error: `an integer from 1 to ${RESEARCH_MAX_LIMIT}` })
-      .int({ error: `an integer from 1 to ${RESEARCH_MAX_LIMIT}` })
-      .min(1, { error: `an integer from 1 to ${RESEARCH_MAX_LIMIT}` })
-      .max(RESEARCH_MAX_LIMIT, { error: `an integer from 1 to ${RESEARCH_MAX_LIMIT}` })
-      .default(RESEARCH_DEFAULT_LIMIT)
-      .openapi({
-        description: `Maximum findings in the whole brief (1 to ${RESEARCH_MAX_LIMIT}, default ${RESEARCH_DEFAULT_LIMIT}).`,
-      }),
-  })
-  .openapi("ResearchRequest");
+// `.meta({id})` names the component (see http/schemas/common.ts on why not `.openapi`).
+export const ResearchRequestSchema = ResearchInputSchema.meta({ id: "ResearchRequest" });
 
 const Finding = {
   confidence: ConfidenceSchema.openapi({ description: "Evidence strength of this finding (see rules)." }),
@@ -195,6 +170,6 @@ export function registerResearch(app: OpenAPIHono<AppEnv>, deps: HttpDeps): void
     const { value, priceCents } = await servePaid(c, deps, ENDPOINT, () =>
       researchBrief({ ctx: domainContext(c, deps), input }),
     );
-    return c.json(envelope(c, value.brief, { priceCents, paid: true, provenance: value.provenance }), 200);
+    return c.json(researchEnvelope(value, paidCall(c, priceCents)), 200);
   });
 }

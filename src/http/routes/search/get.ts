@@ -1,12 +1,11 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
-import { FRAMEWORK_CEILING_CAVEAT } from "../../../domain/caveats.ts";
-import { searchNotices } from "../../../domain/search/search-notices.ts";
+import { searchEnvelope } from "../../../domain/envelope.ts";
+import { SearchInputSchema, searchNotices } from "../../../domain/search/search-notices.ts";
 import { domainContext, type HttpDeps } from "../../deps.ts";
 import type { AppEnv } from "../../env.ts";
-import { envelope, MetaSchema } from "../../envelope.ts";
+import { MetaSchema, paidCall } from "../../envelope.ts";
 import { errorResponses } from "../../errors.ts";
 import { pricedOperation, servePaid } from "../../paid.ts";
-import { SearchQuerySchema } from "../../schemas/query.ts";
 import { SearchRowSchema } from "./schema.ts";
 
 const ENDPOINT = "GET /v1/search";
@@ -27,7 +26,7 @@ const route = createRoute({
   tags: ["search"],
   summary: "Full-text and structured search over awards, tenders and contracts",
   ...pricedOperation(ENDPOINT),
-  request: { query: SearchQuerySchema },
+  request: { query: SearchInputSchema },
   responses: {
     200: {
       description:
@@ -51,18 +50,6 @@ export function registerSearch(app: OpenAPIHono<AppEnv>, deps: HttpDeps): void {
     const { value, priceCents } = await servePaid(c, deps, ENDPOINT, () =>
       searchNotices({ ctx: domainContext(c, deps), input }),
     );
-    const body = envelope(c, value.rows, {
-      priceCents,
-      paid: true,
-      provenance: value.provenance,
-      caveats: value.ceilings > 0 ? [FRAMEWORK_CEILING_CAVEAT] : undefined,
-    });
-    return c.json(
-      {
-        data: body.data,
-        meta: { ...body.meta, page: value.page, total: value.total, total_exact: value.totalExact },
-      },
-      200,
-    );
+    return c.json(searchEnvelope(value, paidCall(c, priceCents)), 200);
   });
 }

@@ -1,9 +1,10 @@
 import { z } from "@hono/zod-openapi";
+import { SEARCH_KINDS } from "../../../domain/search/search-notices.ts";
 import { DateSchema, PartyRefSchema } from "../../schemas/common.ts";
 
 export const SearchRowSchema = z
   .object({
-    kind: z.enum(["award", "tender", "contract"]),
+    kind: z.enum(SEARCH_KINDS),
     id: z
       .number()
       .int()

@@ -1,9 +1,9 @@
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
-import { FRAMEWORK_CEILING_CAVEAT } from "../../../domain/caveats.ts";
+import { tenderEnvelope } from "../../../domain/envelope.ts";
 import { getTender } from "../../../domain/tenders/get-tender.ts";
 import { domainContext, type HttpDeps } from "../../deps.ts";
 import type { AppEnv } from "../../env.ts";
-import { envelope, envelopeSchema } from "../../envelope.ts";
+import { envelopeSchema, paidCall } from "../../envelope.ts";
 import { errorResponses } from "../../errors.ts";
 import { pricedOperation, servePaid } from "../../paid.ts";
 import { IdParamSchema } from "../../schemas/common.ts";
@@ -34,14 +34,6 @@ export function registerGetTender(app: OpenAPIHono<AppEnv>, deps: HttpDeps): voi
     const { value, priceCents } = await servePaid(c, deps, ENDPOINT, () =>
       getTender({ ctx: domainContext(c, deps), input: { id } }),
     );
-    return c.json(
-      envelope(c, value.tender, {
-        priceCents,
-        paid: true,
-        provenance: value.provenance,
-        caveats: value.hasCeilings ? [FRAMEWORK_CEILING_CAVEAT] : undefined,
-      }),
-      200,
-    );
+    return c.json(tenderEnvelope(value, paidCall(c, priceCents)), 200);
   });
 }
