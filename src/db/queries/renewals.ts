@@ -237,7 +237,7 @@ function renewalWhere(f: RenewalFilters): { sql: string; params: unknown[] } {
 /**
  * One page of signals in the endpoint's order (window start, confidence high first, id), and the total.
  *
- * Plan: the matching signals are picked first, as (id, sort keys) from the window_end indexes (migration 0018:
+ * Plan: the matching signals are picked first, as (id, sort keys) from the window_end indexes (migration 0019:
  * an index-only range scan of the signals whose window is not over), then sorted, and only the page's rows are
  * read from the table and joined to their buyers. Left to itself the planner walks the window_start index in
  * the endpoint's order and filters "window_end >= today", which reads every past signal first (most of the
