@@ -29,6 +29,14 @@ export interface MemoryReading {
   externalMb: number;
 }
 
+/** The steps afterIngestRun runs at the end of an ingest, as the pipeline logged them (null: not logged). */
+export interface AfterIngestSteps {
+  /** Incremental aggregate refresh (refreshStats). */
+  statsMs: number | null;
+  /** Incremental renewal-signal recompute (recomputeSignals): buyers marked dirty by the run, signals written. */
+  signals: { buyers: number; signals: number; ms: number } | null;
+}
+
 export interface IngestOutcome {
   entries: number;
   entriesNew: number;
@@ -38,6 +46,7 @@ export interface IngestOutcome {
   /** The ingest itself (pipeline and the aggregate refresh that follows it). */
   seconds: number;
   entriesPerSecond: number;
+  afterIngest: AfterIngestSteps;
   /** Peak RSS of the ingest process (PostgreSQL only: on PGlite the ingest runs in the API process). */
   peakRssMb: number | null;
 }
@@ -58,6 +67,37 @@ export interface SearchRowsSize {
   indexes: { name: string; bytes: number }[];
 }
 
+export interface TableSize {
+  rows: number;
+  totalBytes: number;
+  heapBytes: number;
+  indexes: { name: string; bytes: number }[];
+}
+
+/** The full renewal-signal recompute timed before the endpoints (bench/api.ts), and what it wrote. */
+export interface SignalsSummary {
+  seconds: number;
+  buyers: number;
+  signals: number;
+  /** "Today" the open counts are taken at (the server's calendar date). */
+  today: string;
+  byType: {
+    type: string;
+    signals: number;
+    buyers: number;
+    retendered: number;
+    /** Not re-tendered and window not over today: what GET /v1/renewals can list. */
+    open: number;
+    /** Open and overlapping [today, today + 12 months] (the endpoint's default window). */
+    openNext12Months: number;
+    high: number;
+    medium: number;
+    low: number;
+    /** Median of basis.median_interval_days (recurrence) or of the window length in days (expiry). */
+    medianDays: number | null;
+  }[];
+}
+
 export interface WorkerOutput {
   engine: "postgres" | "pglite";
   corpus: { tenders: number; awards: number; text: string };
@@ -72,4 +112,7 @@ export interface WorkerOutput {
     gc: boolean;
   };
   searchRows: SearchRowsSize | null;
+  renewalSignals: TableSize | null;
+  /** What the new endpoints' cases were picked as (deterministic, from the loaded database). */
+  picks: string[];
 }

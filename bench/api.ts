@@ -1,16 +1,18 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { cpus, tmpdir, totalmem } from "node:os";
+import { cpus, loadavg, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { refreshStats } from "../src/analytics/refresh-stats.ts";
-import { openDb } from "../src/db/client.ts";
+import { recomputeSignals } from "../src/analytics/renewals/recompute.ts";
+import { type Db, openDb } from "../src/db/client.ts";
 import { migrate } from "../src/db/migrate.ts";
 import { writeSyntheticFeed } from "../src/ingest/synthetic/feed.ts";
 import { createLogger } from "../src/lib/logger.ts";
 import { amplify } from "./amplify.ts";
-import type { CaseResult, MemoryReading, WorkerOutput } from "./api-types.ts";
+import type { CaseResult, MemoryReading, SignalsSummary, TableSize, WorkerOutput } from "./api-types.ts";
 import {
   BENCH_PG_URL,
+  benchNow,
   freshPgDatabase,
   machineLine,
   markdownTable,
@@ -69,11 +71,63 @@ async function load(env: Record<string, string>, awards: number, baseEntries: nu
   }
 }
 
+/** What a full recompute wrote, by signal type: enough for a reader to judge whether the corpus is realistic. */
+async function summarizeSignals(db: Db, seconds: number, buyers: number): Promise<SignalsSummary> {
+  // The API worker's "today" (benchNow: the day after the newest publication; 10:00 UTC is that day in Madrid).
+  const today = (await benchNow(db)).toISOString().slice(0, 10);
+  const { rows } = await db.query<{
+    type: string;
+    signals: number;
+    buyers: number;
+    retendered: number;
+    open: number;
+    open_next_12_months: number;
+    high: number;
+    medium: number;
+    low: number;
+    median_days: number | null;
+  }>(
+    `SELECT signal_type AS type, count(*)::int AS signals, count(DISTINCT buyer_id)::int AS buyers,
+            count(*) FILTER (WHERE retendered_by IS NOT NULL)::int AS retendered,
+            count(*) FILTER (WHERE retendered_by IS NULL AND window_end >= $1::date)::int AS open,
+            count(*) FILTER (WHERE retendered_by IS NULL AND window_end >= $1::date
+                               AND window_start <= ($1::date + interval '12 months')::date)::int AS open_next_12_months,
+            count(*) FILTER (WHERE confidence = 'high')::int AS high,
+            count(*) FILTER (WHERE confidence = 'medium')::int AS medium,
+            count(*) FILTER (WHERE confidence = 'low')::int AS low,
+            percentile_disc(0.5) WITHIN GROUP (ORDER BY CASE WHEN signal_type = 'recurrence'
+                                THEN (basis->>'median_interval_days')::numeric
+                                ELSE window_end - window_start END) AS median_days
+       FROM renewal_signals GROUP BY signal_type ORDER BY signal_type`,
+    [today],
+  );
+  return {
+    seconds,
+    buyers,
+    signals: rows.reduce((sum, r) => sum + r.signals, 0),
+    today,
+    byType: rows.map((r) => ({
+      type: r.type,
+      signals: r.signals,
+      buyers: r.buyers,
+      retendered: r.retendered,
+      open: r.open,
+      openNext12Months: r.open_next_12_months,
+      high: r.high,
+      medium: r.medium,
+      low: r.low,
+      medianDays: r.median_days === null ? null : Number(r.median_days),
+    })),
+  };
+}
+
 /**
- * Brings a (possibly reused) benchmark database to the current schema and recomputes every aggregate; returns
- * the highest synthetic entry number stored, above which the entries ingested during the search loop go.
+ * Brings a (possibly reused) benchmark database to the current schema, recomputes every aggregate, then times
+ * the full renewal-signal recompute (GET /v1/renewals, research and opportunities read its table); returns the
+ * highest synthetic entry number stored, above which the entries ingested during the search loop go, and what
+ * the recompute wrote.
  */
-async function prepare(env: Record<string, string>): Promise<number> {
+async function prepare(env: Record<string, string>): Promise<{ highest: number; signals: SignalsSummary }> {
   const db = await openDb({
     databaseUrl: env.DATABASE_URL || undefined,
     dataDir: env.DATA_DIR ?? "",
@@ -81,13 +135,22 @@ async function prepare(env: Record<string, string>): Promise<number> {
   });
   try {
     await migrate(db);
-    const started = performance.now();
+    let started = performance.now();
     await refreshStats({ db, log: createLogger("warn"), full: true });
     process.stdout.write(
       `aggregates fully refreshed in ${((performance.now() - started) / 1000).toFixed(1)} s\n`,
     );
+    started = performance.now();
+    const recomputed = await recomputeSignals({ db, log: createLogger("warn"), full: true });
+    const seconds = (performance.now() - started) / 1000;
+    process.stdout.write(
+      `renewal signals fully recomputed in ${seconds.toFixed(1)} s (${recomputed.buyers} buyers, ${recomputed.signals} signals)\n`,
+    );
+    // The recompute replaced every row: vacuum as autovacuum would before the endpoints read the table.
+    await db.exec("VACUUM renewal_signals");
     await db.exec("ANALYZE");
-    return await highestSyntheticEntry(db);
+    const signals = await summarizeSignals(db, seconds, recomputed.buyers);
+    return { highest: await highestSyntheticEntry(db), signals };
   } finally {
     await db.close();
   }
@@ -111,13 +174,59 @@ function memoryText(label: string, m: MemoryReading): string {
   return `${label} RSS ${m.rssMb.toFixed(0)} MB, heap ${m.heapUsedMb.toFixed(0)} MB, external + array buffers ${m.externalMb.toFixed(0)} MB`;
 }
 
+const loadText = (l: number[]) => l.map((n) => n.toFixed(2)).join(", ");
+
+function tableSizeText(name: string, t: TableSize): string {
+  return `${name}: ${t.rows.toLocaleString("en")} rows, ${mbText(t.totalBytes)} in all (table ${mbText(t.heapBytes)}); indexes: ${t.indexes.map((i) => `${i.name} ${mbText(i.bytes)}`).join(", ") || "none"}.`;
+}
+
+function signalsSection(s: SignalsSummary, engine: string): string {
+  const pct = (n: number, of: number) => (of > 0 ? `${((100 * n) / of).toFixed(0)}%` : "–");
+  const total = s.byType.reduce(
+    (sum, t) => ({
+      retendered: sum.retendered + t.retendered,
+      open: sum.open + t.open,
+      next: sum.next + t.openNext12Months,
+    }),
+    { retendered: 0, open: 0, next: 0 },
+  );
+  return [
+    `Full renewal-signal recompute (\`recomputeSignals({ full: true })\`, in its own process before the API worker starts, after the aggregates' full refresh; ${engine}): **${s.seconds.toFixed(1)} s** for ${s.buyers.toLocaleString("en")} buyers, ${s.signals.toLocaleString("en")} signals written (${pct(total.retendered, s.signals)} re-tendered; ${total.open.toLocaleString("en")} open on ${s.today}, ${total.next.toLocaleString("en")} of them in the default 12-month window).`,
+    "",
+    markdownTable(
+      [
+        "signal type",
+        "signals",
+        "buyers",
+        "re-tendered",
+        "open today",
+        "open, next 12 months",
+        "high / medium / low",
+        "median days (recurrence: median interval; expiry: window length)",
+      ],
+      s.byType.map((t) => [
+        t.type,
+        t.signals.toLocaleString("en"),
+        t.buyers.toLocaleString("en"),
+        `${t.retendered.toLocaleString("en")} (${pct(t.retendered, t.signals)})`,
+        t.open.toLocaleString("en"),
+        t.openNext12Months.toLocaleString("en"),
+        `${t.high.toLocaleString("en")} / ${t.medium.toLocaleString("en")} / ${t.low.toLocaleString("en")}`,
+        t.medianDays ?? "–",
+      ]),
+    ),
+  ].join("\n");
+}
+
 function formatSection(
   title: string,
   out: WorkerOutput,
   awardsTarget: number,
   windowSeconds: string,
+  signals: SignalsSummary,
+  load: { before: number[]; after: number[] },
 ): string {
-  const { results, health, around, memory, corpus, searchRows } = out;
+  const { results, health, around, memory, corpus, searchRows, renewalSignals } = out;
   const floor = quantiles(health.ms).p50;
   const withRatios = (ms: number[]) => {
     const q = quantiles(ms);
@@ -169,7 +278,11 @@ function formatSection(
     "",
     `Corpus: ${out.engine}, ${corpus.awards.toLocaleString("en")} awards (target ${awardsTarget.toLocaleString("en")}), ${corpus.tenders.toLocaleString("en")} tenders; ${corpus.text}`,
     "",
-    `Machine: ${machineLine()}, ${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, ${(totalmem() / 1024 ** 3).toFixed(0)} GB. Floor of this run (GET /health, free: HTTP, routing, one database round trip): p50 ${f1(floor)} ms; "× floor" columns divide by it.`,
+    `Machine: ${machineLine()}, ${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, ${(totalmem() / 1024 ** 3).toFixed(0)} GB, shared with other workers: load average (1, 5, 15 min) ${loadText(load.before)} when the API worker started, ${loadText(load.after)} when it ended. Floor of this run (GET /health, free: HTTP, routing, one database round trip): p50 ${f1(floor)} ms; "× floor" columns divide by it.`,
+    "",
+    signalsSection(signals, out.engine),
+    "",
+    `Picked from the loaded database: ${out.picks.join("; ")}.`,
     "",
     markdownTable(
       [
@@ -215,6 +328,10 @@ function formatSection(
     parts.push(
       `Search around an ingest of ${ingest.entries.toLocaleString("en")} new synthetic entries (${ingest.entriesNew.toLocaleString("en")} new, ${ingest.entriesUpdated} updated, ${ingest.entriesUnchanged} unchanged, ${ingest.errors} errors: the feed carries several versions of some folders, and versions after a tender's first count as updated or unchanged; tenders ${around.tenders.before.toLocaleString("en")} → ${around.tenders.after.toLocaleString("en")}, awards ${around.awards.before.toLocaleString("en")} → ${around.awards.after.toLocaleString("en")}): ${Math.round(ingest.entriesPerSecond)} entries/s (${ingest.seconds.toFixed(1)} s including the aggregate refresh after it). ${shared} The search mix is cycled one call at a time: before (steady state: whole passes over the mix, at least ${windowSeconds} s), during the ingest (from its start to its end${out.engine === "postgres" ? ", its process's start-up included" : ""}), and for ${windowSeconds} s just after it.`,
       "",
+      ingest.afterIngest.signals
+        ? `The incremental signal recompute that followed this ingest (afterIngestRun, inside the ingest's own run, timed by the pipeline's own log line, while the search loop ran): **${(ingest.afterIngest.signals.ms / 1000).toFixed(2)} s** for ${ingest.afterIngest.signals.buyers.toLocaleString("en")} buyers marked dirty by the run, ${ingest.afterIngest.signals.signals.toLocaleString("en")} signals rewritten; the incremental aggregate refresh before it: ${ingest.afterIngest.statsMs === null ? "not logged" : `${(ingest.afterIngest.statsMs / 1000).toFixed(2)} s`}.`
+        : "The incremental signal recompute after this ingest was not logged.",
+      "",
       markdownTable(
         [
           "window",
@@ -243,10 +360,10 @@ function formatSection(
     `Memory of the API process${memory.gc ? " (after a full GC)" : ""}: ${memoryText("after load", memory.afterLoad)}; ${memoryText("after the mix", memory.afterMix)}${memory.peakDuringIngest ? `; peak during the ingest (sampled every 100 ms, no GC): ${memoryText("", memory.peakDuringIngest).trim()}` : ""}.`,
   );
   if (searchRows) {
-    parts.push(
-      "",
-      `search_rows: ${searchRows.rows.toLocaleString("en")} rows, ${mbText(searchRows.totalBytes)} in all (table ${mbText(searchRows.heapBytes)}); indexes: ${searchRows.indexes.map((i) => `${i.name} ${mbText(i.bytes)}`).join(", ") || "none"}.`,
-    );
+    parts.push("", tableSizeText("search_rows", searchRows));
+  }
+  if (renewalSignals) {
+    parts.push("", tableSizeText("renewal_signals", renewalSignals));
   }
   return parts.join("\n");
 }
@@ -296,7 +413,7 @@ export async function benchApi(args: Map<string, string>): Promise<void> {
     }
     const newDir = await mkdtemp(join(tmpdir(), "pi-bench-api-new-"));
     try {
-      const highest = await prepare(env);
+      const { highest, signals } = await prepare(env);
       if (ingestEntries > 0) {
         const started = performance.now();
         const written = await writeNewSyntheticEntries(newDir, {
@@ -310,6 +427,7 @@ export async function benchApi(args: Map<string, string>): Promise<void> {
           `generated ${ingestEntries} new entries (${written.files} pages, ${(written.bytes / 1e6).toFixed(0)} MB, entry ids shifted by ${written.offset}) in ${((performance.now() - started) / 1000).toFixed(1)} s\n`,
         );
       }
+      const loadBefore = loadavg();
       const measured = await runWorker<WorkerOutput>("bench/workers/api-queries.ts", {
         ...env,
         BENCH_REPEATS: repeats,
@@ -321,6 +439,8 @@ export async function benchApi(args: Map<string, string>): Promise<void> {
         measured,
         awards,
         windowSeconds,
+        signals,
+        { before: loadBefore, after: loadavg() },
       );
       sections.push(section);
       process.stdout.write(`\n${section}\n`);

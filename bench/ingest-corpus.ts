@@ -1,7 +1,40 @@
+import { pino } from "pino";
 import type { Db } from "../src/db/client.ts";
 import { ingestPlacsp } from "../src/ingest/placsp/ingest-placsp.ts";
 import type { Logger } from "../src/lib/logger.ts";
-import type { IngestOutcome } from "./api-types.ts";
+import type { AfterIngestSteps, IngestOutcome } from "./api-types.ts";
+
+/**
+ * A logger that reads the timings the pipeline itself logs at the end of the run (afterIngestRun: the aggregate
+ * refresh, then the incremental renewal-signal recompute, each logging its own `ms`) and passes warnings and
+ * errors on to `log`. Reading them from the run, rather than re-running the steps afterwards, times the steps
+ * that really followed the ingest, on the dirty marks it really left.
+ */
+function stepRecorder(log: Logger): { log: Logger; steps: AfterIngestSteps } {
+  const steps: AfterIngestSteps = { statsMs: null, signals: null };
+  const recorder = pino(
+    { level: "info" },
+    {
+      write(line: string) {
+        const event = JSON.parse(line) as {
+          level: number;
+          msg?: string;
+          ms?: number;
+          buyers?: number;
+          signals?: number;
+        };
+        if (event.msg === "company and buyer stats refreshed" && typeof event.ms === "number") {
+          steps.statsMs = event.ms;
+        } else if (event.msg === "renewal signals recomputed" && typeof event.ms === "number") {
+          steps.signals = { buyers: event.buyers ?? 0, signals: event.signals ?? 0, ms: event.ms };
+        } else if (event.level >= 40) {
+          log.warn(event, event.msg ?? "ingest warning");
+        }
+      },
+    },
+  );
+  return { log: recorder, steps };
+}
 
 /**
  * Ingests a pre-generated synthetic corpus directory through the real PLACSP pipeline and counts what it did:
@@ -13,9 +46,10 @@ export async function ingestCorpus(
   dir: string,
   log: Logger,
 ): Promise<Omit<IngestOutcome, "peakRssMb">> {
+  const recorder = stepRecorder(log);
   const started = performance.now();
   const summary = await ingestPlacsp(
-    { db, log, now: () => new Date() },
+    { db, log: recorder.log, now: () => new Date() },
     {
       source: dir,
       feed: "643",
@@ -35,5 +69,6 @@ export async function ingestCorpus(
     errors: summary.errors,
     seconds,
     entriesPerSecond: entries / seconds,
+    afterIngest: recorder.steps,
   };
 }

@@ -1,6 +1,7 @@
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
+import type { Queryable } from "../src/db/client.ts";
 
 /** Shared helpers of the benchmarks. Timings live here and in bench/results, never in tests. */
 
@@ -65,4 +66,18 @@ export function percentile(sorted: readonly number[], p: number): number {
 export function quantiles(sample: readonly number[]): { p50: number; p95: number; p99: number } {
   const sorted = [...sample].sort((a, b) => a - b);
   return { p50: percentile(sorted, 50), p95: percentile(sorted, 95), p99: percentile(sorted, 99) };
+}
+
+/**
+ * The API's clock in the benchmark: 10:00 UTC on the day after the newest publication in the database. The
+ * synthetic corpus ends on its generator's `now` (2026-06-30), whatever the machine's date; a live service's
+ * "today" is just after its newest data, and the endpoints that read the clock (renewal windows, open
+ * opportunities, research's recent tenders) would otherwise measure a corpus that ended months ago (no open
+ * tender, no open signal).
+ */
+export async function benchNow(db: Queryable): Promise<Date> {
+  const { rows } = await db.query<{ day: string | null }>(
+    "SELECT (max(publication_date) + 1)::text AS day FROM tenders",
+  );
+  return new Date(`${rows[0]?.day ?? new Date().toISOString().slice(0, 10)}T10:00:00.000Z`);
 }

@@ -2,6 +2,7 @@ import { serve } from "@hono/node-server";
 import { createApp } from "../../src/app.ts";
 import { loadConfig } from "../../src/config.ts";
 import { openDb } from "../../src/db/client.ts";
+import { contentWord } from "../../src/ingest/synthetic/lexicon.ts";
 import { createLogger } from "../../src/lib/logger.ts";
 import { createPayments } from "../../src/payments/index.ts";
 import type {
@@ -10,11 +11,12 @@ import type {
   IngestOutcome,
   MemoryReading,
   SearchRowsSize,
+  TableSize,
   WindowResult,
   WorkerOutput,
 } from "../api-types.ts";
 import { ingestCorpus } from "../ingest-corpus.ts";
-import { runWorker } from "../lib.ts";
+import { benchNow, runWorker } from "../lib.ts";
 import { describeCorpusText } from "../text-stats.ts";
 
 /**
@@ -36,7 +38,9 @@ const db = await openDb({
 // One client sends every request: the per-client rate limit would measure itself, so it is off here.
 const config = loadConfig({ LOG_LEVEL: "silent", INGEST_SCHEDULE: "off", RATE_LIMIT_PER_MINUTE: "0" });
 const log = createLogger("silent");
-const now = () => new Date();
+// A fixed clock at the end of the corpus (benchNow), read once: the ingest below adds newer tenders.
+const clock = await benchNow(db);
+const now = () => clock;
 const payments = createPayments({ db, now, mode: "dev", devTokenTtlSeconds: 3600 });
 const app = createApp({ config, domain: { db, log, now }, payments });
 const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" });
@@ -80,6 +84,18 @@ const bigBuyer = await one<{ id: number }>(
 const smallBuyer = await one<{ id: number }>(
   "SELECT buyer_id AS id FROM awards WHERE buyer_id IS NOT NULL GROUP BY 1 ORDER BY count(*), 1 LIMIT 1",
 );
+// The company at the median of the award counts (ties by id): what a typical paying user looks up.
+const medianCompany = await one<{ id: number; awards: number }>(
+  `SELECT id, n AS awards FROM (
+     SELECT winner_company_id AS id, count(*)::int AS n FROM awards WHERE winner_company_id IS NOT NULL GROUP BY 1
+   ) c ORDER BY n, id
+   OFFSET (SELECT count(DISTINCT winner_company_id) / 2 FROM awards)
+   LIMIT 1`,
+);
+const companyAwards = await one<{ big: number; small: number }>(
+  `SELECT (SELECT count(*)::int FROM awards WHERE winner_company_id = ${bigCompany.id}) AS big,
+          (SELECT count(*)::int FROM awards WHERE winner_company_id = ${smallCompany.id}) AS small`,
+);
 const maxTender = await one<{ id: number }>("SELECT max(id)::int AS id FROM tenders");
 const buyerName = await one<{ name: string }>(`SELECT name FROM buyers WHERE id = ${bigBuyer.id}`);
 const companyName = await one<{ name: string }>(`SELECT name FROM companies WHERE id = ${bigCompany.id}`);
@@ -102,6 +118,26 @@ for (const word of commonWords) {
   }
   longQuery.push(word);
 }
+// Research topics, by how often their words occur in the synthetic lexicon (src/ingest/synthetic/lexicon.ts, a
+// Zipf law over ranked content words; amplify re-draws every content word from it): two frequent topics from
+// the head ("mantenimiento" rank 5 and "software" rank 19; "ciberseguridad" rank 84), one of mid frequency
+// ("ascensores", rank 1,418 of the 2,939 base words) and one rare (the tail word of rank 20,000, an invented
+// product name as a user would type a brand). Each label says how many tenders match it.
+const RARE_TOPIC = contentWord(20_000);
+const topics = ["mantenimiento de software", "ciberseguridad", "ascensores", RARE_TOPIC];
+const topicMatches = new Map<string, number>();
+for (const topic of [...topics, buyerName.name]) {
+  const matched = await db
+    .query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM search_rows
+        WHERE kind = 'tender' AND tsv @@ plainto_tsquery('spanish', immutable_unaccent($1))`,
+      [topic],
+    )
+    .catch(() => ({ rows: [{ n: Number.NaN }] }));
+  topicMatches.set(topic, matched.rows[0]?.n ?? Number.NaN);
+}
+const matchesText = (topic: string) =>
+  `${(topicMatches.get(topic) ?? Number.NaN).toLocaleString("en")} tenders match`;
 const served = new Set(
   (
     (await (await fetch(`${base}/v1/pricing`)).json()) as { data: { endpoints: { endpoint: string }[] } }
@@ -119,8 +155,12 @@ const nextTender = () => {
 const fragment = (name: string) => name.split(" ").slice(0, 2).join(" ");
 const enc = encodeURIComponent;
 
-type Case = { endpoint: string; label: string; path: () => string };
+/** A case of the mix: `body` makes it a POST of that JSON; `free` sends no payment. */
+type Case = { endpoint: string; label: string; path: () => string; body?: unknown; free?: boolean };
 const SEARCH = "GET /v1/search";
+const RENEWALS = "GET /v1/renewals";
+const OPPORTUNITIES = "GET /v1/companies/:id/opportunities";
+const RESEARCH = "POST /v1/research";
 const cases: Case[] = [
   { endpoint: SEARCH, label: "no filter", path: () => "/v1/search" },
   // Same request at the largest page: its meta.total is the whole corpus (capped where totals are capped).
@@ -211,6 +251,61 @@ const cases: Case[] = [
     label: "small buyer",
     path: () => `/v1/buyers/${smallBuyer.id}/history`,
   },
+  { endpoint: RENEWALS, label: "no filter", path: () => "/v1/renewals" },
+  { endpoint: RENEWALS, label: "cpv 72", path: () => "/v1/renewals?cpv=72" },
+  {
+    endpoint: RENEWALS,
+    label: "cpv 48, min_confidence high",
+    path: () => "/v1/renewals?cpv=48&min_confidence=high",
+  },
+  {
+    endpoint: RENEWALS,
+    label: "buyer fragment",
+    path: () => `/v1/renewals?buyer=${enc(fragment(buyerName.name))}`,
+  },
+  { endpoint: RENEWALS, label: "window_months 3", path: () => "/v1/renewals?window_months=3" },
+  { endpoint: RENEWALS, label: "window_months 36", path: () => "/v1/renewals?window_months=36" },
+  { endpoint: RENEWALS, label: "include_retendered", path: () => "/v1/renewals?include_retendered=true" },
+  { endpoint: RENEWALS, label: "page 5", path: () => "/v1/renewals?page=5" },
+  {
+    endpoint: OPPORTUNITIES,
+    label: `biggest company (${companyAwards.big.toLocaleString("en")} awards)`,
+    path: () => `/v1/companies/${bigCompany.id}/opportunities`,
+  },
+  {
+    endpoint: OPPORTUNITIES,
+    label: `median company (${medianCompany.awards.toLocaleString("en")} awards)`,
+    path: () => `/v1/companies/${medianCompany.id}/opportunities`,
+  },
+  {
+    endpoint: OPPORTUNITIES,
+    label: `smallest company (${companyAwards.small.toLocaleString("en")} awards)`,
+    path: () => `/v1/companies/${smallCompany.id}/opportunities`,
+  },
+  {
+    endpoint: OPPORTUNITIES,
+    label: "biggest company, page 2",
+    path: () => `/v1/companies/${bigCompany.id}/opportunities?page=2`,
+  },
+  ...topics.map((topic, i) => ({
+    endpoint: RESEARCH,
+    label: `${["frequent", "frequent", "mid-frequency", "rare"][i]} topic "${topic}" (${matchesText(topic)}), limit 20`,
+    path: () => "/v1/research",
+    body: { query: topic, limit: 20 },
+  })),
+  {
+    endpoint: RESEARCH,
+    label: `frequent topic "ciberseguridad", limit 50`,
+    path: () => "/v1/research",
+    body: { query: "ciberseguridad", limit: 50 },
+  },
+  {
+    endpoint: RESEARCH,
+    label: `biggest buyer's name (${matchesText(buyerName.name)} by text), limit 20`,
+    path: () => "/v1/research",
+    body: { query: buyerName.name, limit: 20 },
+  },
+  { endpoint: "GET /v1/demo", label: "free", path: () => "/v1/demo", free: true },
 ];
 
 interface Call {
@@ -219,9 +314,15 @@ interface Call {
   body: ArrayBuffer;
 }
 
-/** One call: a dev token for a paid endpoint (not timed), then the request, timed until its body is read. */
-async function call(endpoint: string, path: string, paid: boolean): Promise<Call> {
+/**
+ * One call: a dev token for a paid endpoint (not timed), then the request (a POST of `body` as JSON when given),
+ * timed until its body is read.
+ */
+async function call(endpoint: string, path: string, paid: boolean, body?: unknown): Promise<Call> {
   const headers: Record<string, string> = {};
+  if (body !== undefined) {
+    headers["content-type"] = "application/json";
+  }
   if (paid) {
     const faucet = await fetch(`${base}/v1/dev-faucet`, {
       method: "POST",
@@ -231,9 +332,12 @@ async function call(endpoint: string, path: string, paid: boolean): Promise<Call
     headers["x-payment"] = ((await faucet.json()) as { token: string }).token;
   }
   const started = performance.now();
-  const res = await fetch(`${base}${path}`, { headers });
-  const body = await res.arrayBuffer();
-  return { ms: performance.now() - started, status: res.status, body };
+  const res = await fetch(
+    `${base}${path}`,
+    body === undefined ? { headers } : { method: "POST", headers, body: JSON.stringify(body) },
+  );
+  const received = await res.arrayBuffer();
+  return { ms: performance.now() - started, status: res.status, body: received };
 }
 
 /** What the reader needs to see about a response: meta.total and meta.total_exact (when sent), rows on the page. */
@@ -243,10 +347,19 @@ function describe(body: ArrayBuffer): Pick<CaseResult, "total" | "totalExact" | 
       data?: unknown;
       meta?: { total?: unknown; total_exact?: unknown };
     };
+    // An object of lists (renewals' signals, a research brief's findings): the items of all its lists.
+    const lists =
+      json.data && typeof json.data === "object" && !Array.isArray(json.data)
+        ? Object.values(json.data).filter((v): v is unknown[] => Array.isArray(v))
+        : [];
     return {
       total: typeof json.meta?.total === "number" ? json.meta.total : null,
       totalExact: typeof json.meta?.total_exact === "boolean" ? json.meta.total_exact : null,
-      rows: Array.isArray(json.data) ? json.data.length : null,
+      rows: Array.isArray(json.data)
+        ? json.data.length
+        : lists.length > 0
+          ? lists.reduce((sum, l) => sum + l.length, 0)
+          : null,
     };
   } catch {
     return { total: null, totalExact: null, rows: null };
@@ -259,7 +372,7 @@ async function measure(c: Case, times: number, paid = true): Promise<CaseResult>
   let first = 0;
   let last: Call | undefined;
   for (let i = -1; i < times; i++) {
-    last = await call(c.endpoint, c.path(), paid);
+    last = await call(c.endpoint, c.path(), paid && !c.free, c.body);
     if (i >= 0) {
       ms.push(last.ms);
     } else {
@@ -285,7 +398,7 @@ const health = await measure(
 );
 
 const results: CaseResult[] = [];
-for (const c of cases.filter((c) => served.has(c.endpoint))) {
+for (const c of cases.filter((c) => served.has(c.endpoint) || c.free)) {
   results.push(await measure(c, repeats));
 }
 await collect();
@@ -384,6 +497,31 @@ async function searchRowsSize(): Promise<SearchRowsSize | null> {
     indexes: indexes.map((i) => ({ name: i.name, bytes: Number(i.bytes) })),
   };
 }
+async function renewalSignalsSize(): Promise<TableSize> {
+  const table = await one<{ total: string; heap: string; rows: string }>(
+    `SELECT pg_total_relation_size('renewal_signals')::text AS total,
+            pg_relation_size('renewal_signals')::text AS heap,
+            (SELECT count(*) FROM renewal_signals)::text AS rows`,
+  );
+  const indexes = (
+    await db.query<{ name: string; bytes: string }>(
+      `SELECT indexname AS name, pg_relation_size(format('%I.%I', schemaname, indexname)::regclass)::text AS bytes
+         FROM pg_indexes WHERE tablename = 'renewal_signals' ORDER BY 2::bigint DESC, 1`,
+    )
+  ).rows;
+  return {
+    rows: Number(table.rows),
+    totalBytes: Number(table.total),
+    heapBytes: Number(table.heap),
+    indexes: indexes.map((i) => ({ name: i.name, bytes: Number(i.bytes) })),
+  };
+}
+let renewalSignals: TableSize | null = null;
+try {
+  renewalSignals = await renewalSignalsSize();
+} catch {
+  renewalSignals = null;
+}
 let searchRows: SearchRowsSize | null = null;
 try {
   searchRows = await searchRowsSize();
@@ -401,5 +539,10 @@ const output: WorkerOutput = {
   around,
   memory: { afterLoad, afterMix, peakDuringIngest: around?.peakDuringIngest ?? null, gc: gc !== undefined },
   searchRows,
+  renewalSignals,
+  picks: [
+    `API clock ${clock.toISOString()} (the day after the newest publication)`,
+    `biggest company ${bigCompany.id} (${companyAwards.big} awards), median company ${medianCompany.id} (${medianCompany.awards}), smallest company ${smallCompany.id} (${companyAwards.small}); biggest buyer ${bigBuyer.id} "${buyerName.name}" (buyer fragment "${fragment(buyerName.name)}")`,
+  ],
 };
 process.stdout.write(`${JSON.stringify(output)}\n`);
