@@ -141,7 +141,14 @@ async function prepare(env: Record<string, string>): Promise<{ highest: number; 
       `aggregates fully refreshed in ${((performance.now() - started) / 1000).toFixed(1)} s\n`,
     );
     started = performance.now();
-    const recomputed = await recomputeSignals({ db, log: createLogger("warn"), full: true });
+    // The same day the API worker answers for (the corpus's newest publication + 1): retention counts from it.
+    const today = await benchNow(db);
+    const recomputed = await recomputeSignals({
+      db,
+      log: createLogger("warn"),
+      now: () => today,
+      full: true,
+    });
     const seconds = (performance.now() - started) / 1000;
     process.stdout.write(
       `renewal signals fully recomputed in ${seconds.toFixed(1)} s (${recomputed.buyers} buyers, ${recomputed.signals} signals)\n`,

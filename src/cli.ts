@@ -144,7 +144,7 @@ async function run(argv: string[]): Promise<void> {
     print({
       command,
       ...(await withDb(config, (db) =>
-        recomputeSignals({ db, log, full: true, progress: stderrProgress("signals") }),
+        recomputeSignals({ db, log, now: systemClock, full: true, progress: stderrProgress("signals") }),
       )),
     });
     return;

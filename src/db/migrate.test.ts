@@ -33,6 +33,7 @@ const EXPECTED_TABLES = [
   "search_rows",
   "search_rows_pending",
   "search_rows_pending_tx",
+  "source_coverage",
   "stats_dirty",
   "tender_links",
   "tender_tombstones",

@@ -9,6 +9,8 @@ import { insertContract, seedRenewalHistory } from "../helpers/renewal-history.t
 
 const t = useTestDb();
 const log = createLogger("silent");
+/** A clock before every crafted window ends: signal retention (90 days back from it) keeps them all. */
+const KEEP_ALL = () => new Date("2023-01-01T00:00:00Z");
 
 interface StoredSignal {
   id: number;
@@ -53,7 +55,7 @@ describe("renewal signals on a crafted history", () => {
 
   beforeAll(async () => {
     ({ b1, b2, b3, ids } = await seedRenewalHistory(t.db));
-    const result = await recomputeSignals({ db: t.db, log, full: true });
+    const result = await recomputeSignals({ db: t.db, log, now: KEEP_ALL, full: true });
     expect(result.buyers).toBe(3);
     signals = await storedSignals(t.db);
   });
@@ -158,8 +160,9 @@ describe("renewal signals on a crafted history", () => {
       retendered_by: null,
     });
     expect((r.basis.award_refs as string[]).length).toBe(5);
-    expect(typeof r.basis.window_rule).toBe("string");
-    expect(typeof r.basis.confidence_rule).toBe("string");
+    // The rule texts are the same for every recurrence signal: served (withRules), not stored.
+    expect(r.basis.window_rule).toBeUndefined();
+    expect(r.basis.confidence_rule).toBeUndefined();
   });
 
   it("gives exactly 2 events medium confidence", () => {
@@ -177,13 +180,13 @@ describe("renewal signals on a crafted history", () => {
     for (const signal of signals) {
       expect(signal.id).toBe(signalId(signal.basis_key));
     }
-    await recomputeSignals({ db: t.db, log, full: true });
+    await recomputeSignals({ db: t.db, log, now: KEEP_ALL, full: true });
     expect(await storedSignals(t.db)).toEqual(signals);
   });
 
   it("recomputes only the buyers an ingest touched, with the same result as a full recompute", async () => {
     // Everything is clean after the full recompute: an incremental step has nothing to do.
-    expect((await recomputeSignals({ db: t.db, log })).buyers).toBe(0);
+    expect((await recomputeSignals({ db: t.db, log, now: KEEP_ALL })).buyers).toBe(0);
     // B3 publishes a re-tender inside the window; B2 gets a fourth award day; B1 is untouched.
     await insertTender(t.db, {
       sourceRef: "T32",
@@ -202,21 +205,36 @@ describe("renewal signals on a crafted history", () => {
       "UPDATE awards SET winner_company_id = (SELECT min(id) FROM companies) WHERE tender_id = $1",
       [t23],
     );
-    const step = await recomputeSignals({ db: t.db, log });
+    const step = await recomputeSignals({ db: t.db, log, now: KEEP_ALL });
     expect(step.buyers).toBe(2);
     const incremental = await storedSignals(t.db);
     expect(byKey(incremental, `recurrence:buyer:${b3}:division:72`).basis.retendered_by).toBe("T32");
     expect(byKey(incremental, `recurrence:buyer:${b2}:division:48`).basis.evidence_count).toBe(4);
-    await recomputeSignals({ db: t.db, log, full: true });
+    await recomputeSignals({ db: t.db, log, now: KEEP_ALL, full: true });
     expect(await storedSignals(t.db)).toEqual(incremental);
   });
 
   it("drops a deleted tender's signals at the next step", async () => {
     await t.db.query("DELETE FROM tenders WHERE source_ref = 'T5'");
-    await recomputeSignals({ db: t.db, log });
+    await recomputeSignals({ db: t.db, log, now: KEEP_ALL });
     const after = await storedSignals(t.db);
     expect(after.some((s) => s.basis_key === `duration_expiry:award:${ids.A5}`)).toBe(false);
-    await recomputeSignals({ db: t.db, log, full: true });
+    await recomputeSignals({ db: t.db, log, now: KEEP_ALL, full: true });
     expect(await storedSignals(t.db)).toEqual(after);
+  });
+
+  it("keeps only signals whose window ended at most 90 days before the clock's day, full or incremental", async () => {
+    // 2025-10-01 - 90 days = 2025-07-03: A1 (ends 2025-05-31), A2 (2025-04-15) and both recurrences (2024) go;
+    // A3 (2026-07-20) and A4 (2026-04-01) stay (A5's tender was deleted above).
+    const later = () => new Date("2025-10-01T08:00:00Z");
+    const step = await recomputeSignals({ db: t.db, log, now: later });
+    expect(step.buyers).toBe(0); // nothing changed: only the retention applies
+    const kept = await storedSignals(t.db);
+    expect(kept.map((s) => s.basis_key)).toEqual([
+      `duration_expiry:award:${ids.A3}`,
+      `framework_expiry:award:${ids.A4}`,
+    ]);
+    await recomputeSignals({ db: t.db, log, now: later, full: true });
+    expect(await storedSignals(t.db)).toEqual(kept);
   });
 });

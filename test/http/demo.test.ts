@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { recomputeSignals } from "../../src/analytics/renewals/recompute.ts";
+import { refreshSourceCoverage } from "../../src/db/queries/demo.ts";
 import { createLogger } from "../../src/lib/logger.ts";
 import { buildTestApp, getJson } from "../helpers/app.ts";
 import { useTestDb } from "../helpers/db.ts";
@@ -7,6 +8,8 @@ import { seedRenewalHistory } from "../helpers/renewal-history.ts";
 
 const t = useTestDb();
 const log = createLogger("silent");
+/** A clock before every crafted window ends: signal retention (90 days back from it) keeps them all. */
+const KEEP_ALL = () => new Date("2023-01-01T00:00:00Z");
 
 async function demo(now: string, env: Record<string, string> = {}) {
   const { app } = buildTestApp({ db: t.db, now: () => new Date(now), env });
@@ -66,7 +69,9 @@ describe("GET /v1/demo", () => {
 
   it("samples the newest tender and the most recent open signal, labelled", async () => {
     await seedRenewalHistory(t.db);
-    await recomputeSignals({ db: t.db, log, full: true });
+    await recomputeSignals({ db: t.db, log, now: KEEP_ALL, full: true });
+    // What every ingest run ends with (analytics/after-ingest.ts); the history here was written by hand.
+    await refreshSourceCoverage(t.db, new Date());
     await t.db.query(
       `INSERT INTO ingest_runs (source, status, started_at, finished_at)
        VALUES ('placsp', 'succeeded', '2025-01-31T01:00:00Z', '2025-01-31T01:05:00Z'),

@@ -8,6 +8,8 @@ import { type RenewalHistory, seedRenewalHistory } from "../helpers/renewal-hist
 
 const t = useTestDb();
 const log = createLogger("silent");
+/** A clock before every crafted window ends: signal retention (90 days back from it) keeps them all. */
+const KEEP_ALL = () => new Date("2023-01-01T00:00:00Z");
 /** "Today" of every call: windows overlapping [2025-01-01, 2025-01-01 + window_months] are listed. */
 const NOW = new Date("2025-01-01T09:00:00.000Z");
 
@@ -26,7 +28,7 @@ let h: RenewalHistory;
 
 beforeAll(async () => {
   h = await seedRenewalHistory(t.db);
-  await recomputeSignals({ db: t.db, log, full: true });
+  await recomputeSignals({ db: t.db, log, now: KEEP_ALL, full: true });
 });
 
 async function renewals(query = "") {
@@ -59,7 +61,15 @@ describe("GET /v1/renewals", () => {
       window_end: "2025-04-15",
       confidence: "medium",
       buyer: { id: h.b1, name: "Ayuntamiento de Prueba", nuts: null },
-      basis: { signal_type: "duration_expiry", tender_ref: "T2", end_date: "2025-02-15" },
+      basis: {
+        signal_type: "duration_expiry",
+        tender_ref: "T2",
+        end_date: "2025-02-15",
+        window_rule: expect.stringContaining(
+          "From 6 months before the contract's end date to 2 months after it",
+        ),
+        confidence_rule: expect.stringContaining("high: the notice publishes the contract's end date"),
+      },
     });
     const meta = body.meta as Record<string, unknown>;
     expect(meta).toMatchObject({

@@ -8,6 +8,8 @@ import { insertContract, type RenewalHistory, seedRenewalHistory } from "../help
 
 const t = useTestDb();
 const log = createLogger("silent");
+/** A clock before every crafted window ends: signal retention (90 days back from it) keeps them all. */
+const KEEP_ALL = () => new Date("2023-01-01T00:00:00Z");
 const NOW = new Date("2025-02-01T10:00:00.000Z");
 
 /*
@@ -58,7 +60,7 @@ beforeAll(async () => {
     .rows[0]?.id as number;
   await insertContract(t.db, { tenderId: r.R3, winnerId: acme, cpv: "72000000", awardDate: "2023-06-01" });
   await insertCompany(t.db, "Otra Empresa SA");
-  await recomputeSignals({ db: t.db, log, full: true });
+  await recomputeSignals({ db: t.db, log, now: KEEP_ALL, full: true });
 });
 
 async function research(body: unknown) {

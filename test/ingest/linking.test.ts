@@ -116,7 +116,7 @@ async function ingestTed(...tenders: NormalizedTender[]): Promise<void> {
   }));
   await run.commit({ source: "ted", versions, tombstones: [], failures: [] }, 1);
   await run.finish();
-  await afterIngestRun({ db: t.db, log });
+  await afterIngestRun({ db: t.db, log, now: () => new Date() });
 }
 
 async function links() {

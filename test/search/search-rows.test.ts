@@ -219,7 +219,7 @@ describe("maintenance of the search relation", () => {
         noticeIntervalMs: 0,
       },
     );
-    await afterIngestRun({ db: t.db, log });
+    await afterIngestRun({ db: t.db, log, now: () => new Date() });
     const { rows: counts } = await t.db.query<{ kind: string; n: number }>(
       "SELECT kind, count(*)::int AS n FROM search_rows GROUP BY kind ORDER BY kind",
     );

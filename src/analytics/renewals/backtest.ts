@@ -11,6 +11,8 @@ import {
   type BaseRate,
   CONFIDENCE_SCALE,
   type Confidence,
+  EXPIRY_WINDOWS,
+  type ExpiryWindows,
   type SignalType,
 } from "../../domain/renewals/signal.ts";
 import { addDays, addMonths, daysBetween, median } from "../../lib/calendar.ts";
@@ -20,8 +22,6 @@ import {
   type BuyerEvidence,
   computeBuyerSignals,
   cpvDivision,
-  EXPIRY_WINDOWS,
-  type ExpiryWindows,
   evidenceBefore,
   RetenderIndex,
 } from "./rules.ts";

@@ -1,12 +1,16 @@
 import type { Db } from "../../db/client.ts";
 import {
   deleteSignals,
+  deleteSignalsEndedBefore,
   insertSignals,
   listBuyersWithTenders,
   loadBuyerEvidence,
   lockSignalRecompute,
   takeDirtySignalBuyers,
 } from "../../db/queries/renewals.ts";
+import { EXPIRY_WINDOWS } from "../../domain/renewals/signal.ts";
+import { addDays, calendarDate } from "../../lib/calendar.ts";
+import type { Clock } from "../../lib/clock.ts";
 import type { Logger } from "../../lib/logger.ts";
 import type { Progress } from "../../lib/progress.ts";
 import { type ComputedSignal, computeBuyerSignals } from "./rules.ts";
@@ -20,6 +24,14 @@ export interface RecomputeSignalsResult {
   ms: number;
 }
 
+/**
+ * Signals whose window ended more than this many days ago are not kept: they are no longer forecasts, every
+ * reader asks for windows not over (opportunities look back 90 days, hence the margin), and the backtest
+ * recomputes the past in memory. Without it the table would hold every contract ever awarded (940,000 rows,
+ * 1.3 GB at 1M awards, 94 % of them past).
+ */
+export const SIGNAL_RETENTION_DAYS = 90;
+
 /** Buyers loaded per evidence query: bounds memory on a large database while keeping round trips few. */
 const BUYERS_PER_CHUNK = 1_000;
 /** Signals per INSERT statement. */
@@ -29,20 +41,25 @@ const SIGNALS_PER_INSERT = 2_000;
  * Brings renewal_signals up to date. Incremental by default: triggers on tenders and awards mark the buyers
  * whose evidence changed (migration 0016), and only their signals are recomputed, which gives the same table
  * as a full recompute because a buyer's signals depend on that buyer's tenders and awards only. `full`
- * recomputes every buyer (`npm run cli -- signals`, or after a rule change). One transaction: readers see the
+ * recomputes every buyer (`npm run cli -- signals`, or after a rule change). Both keep the signals whose window
+ * ends on or after `now`'s day minus SIGNAL_RETENTION_DAYS. One transaction: readers see the
  * previous signals until the new ones are complete; concurrent recomputations queue on an advisory lock.
  */
 export async function recomputeSignals({
   db,
   log,
+  now,
   full = false,
   progress,
 }: {
   db: Db;
   log: Logger;
+  /** The clock: signals whose window ended SIGNAL_RETENTION_DAYS before its day are not kept. */
+  now: Clock;
   full?: boolean;
   progress?: Progress;
 }): Promise<RecomputeSignalsResult> {
+  const keepFrom = addDays(calendarDate(now()), -SIGNAL_RETENTION_DAYS);
   const started = performance.now();
   const counts = await db.transaction(async (tx) => {
     await lockSignalRecompute(tx);
@@ -52,7 +69,9 @@ export async function recomputeSignals({
     let written = 0;
     for (let i = 0; i < buyers.length; i += BUYERS_PER_CHUNK) {
       const evidence = await loadBuyerEvidence(tx, buyers.slice(i, i + BUYERS_PER_CHUNK));
-      const signals: ComputedSignal[] = evidence.flatMap((buyer) => computeBuyerSignals(buyer));
+      const signals: ComputedSignal[] = evidence.flatMap((buyer) =>
+        computeBuyerSignals(buyer, EXPIRY_WINDOWS, keepFrom),
+      );
       for (let j = 0; j < signals.length; j += SIGNALS_PER_INSERT) {
         await insertSignals(tx, signals.slice(j, j + SIGNALS_PER_INSERT));
       }
@@ -61,6 +80,11 @@ export async function recomputeSignals({
         () =>
           `${Math.min(i + BUYERS_PER_CHUNK, buyers.length)} of ${buyers.length} buyers, ${written} signals`,
       );
+    }
+    // Untouched buyers' signals age too: the same retention applies to every row, so an incremental step leaves
+    // the table a full recompute would.
+    if (!full) {
+      await deleteSignalsEndedBefore(tx, keepFrom);
     }
     return { buyers: buyers.length, signals: written };
   });

@@ -4,7 +4,13 @@ import {
   BASIS_VERSION,
   type Confidence,
   type EndDateSource,
+  EXPIRY_CONFIDENCE_RULE,
+  EXPIRY_WINDOWS,
   type ExpiryBasis,
+  type ExpiryWindows,
+  expiryWindowRule,
+  RECURRENCE_CONFIDENCE_RULE,
+  RECURRENCE_WINDOW_RULE,
   type RecurrenceBasis,
   type SignalBasis,
   type SignalType,
@@ -73,32 +79,8 @@ export interface ComputedSignal {
   basis: SignalBasis;
 }
 
-/** Expiry windows around the contract's end, in months (chosen from the backtest: docs/signals.md). */
-export type ExpiryWindows = Record<"duration_expiry" | "framework_expiry", { before: number; after: number }>;
-export const EXPIRY_WINDOWS: ExpiryWindows = {
-  duration_expiry: { before: 6, after: 2 },
-  framework_expiry: { before: 9, after: 3 },
-};
-/** Recurrence window: predicted date ± this share of the median interval. */
+/** Recurrence window: predicted date ± this share of the median interval (RECURRENCE_WINDOW_RULE says it). */
 export const RECURRENCE_WINDOW_SHARE = 0.25;
-
-const EXPIRY_CONFIDENCE_RULE =
-  "high: the notice publishes the contract's end date; medium: end = contract start + duration; low: end = " +
-  "award date + duration, or extensions/options are announced (the end may move).";
-const RECURRENCE_CONFIDENCE_RULE =
-  "medium: exactly 2 award events (days on which the buyer awarded in this CPV division); high: 3 or more.";
-const RECURRENCE_WINDOW_RULE =
-  "predicted_date = last_award_date + median_interval_days (rounded to a whole day); window = predicted_date " +
-  "plus or minus 25 percent of the median interval (rounded to whole days).";
-
-function expiryWindowRule(type: "duration_expiry" | "framework_expiry", windows: ExpiryWindows): string {
-  const { before, after } = windows[type];
-  return (
-    `From ${before} months before the ${type === "framework_expiry" ? "framework agreement's" : "contract's"} ` +
-    `end date to ${after} months after it (re-tenders are usually published before the end; some are late), ` +
-    "never starting before the award date."
-  );
-}
 
 /** A stable id from the basis key: the first 52 bits of its SHA-256, a positive safe integer. */
 export function signalId(basisKey: string): number {
@@ -240,6 +222,7 @@ function expirySignal(
   award: AwardEvidence,
   retenders: RetenderIndex,
   windows: ExpiryWindows,
+  keepFrom: string | null,
 ): ComputedSignal | null {
   const division = cpvDivision(award.cpv);
   const end = contractEnd(award);
@@ -256,6 +239,9 @@ function expirySignal(
   const windowEnd = addMonths(end.endDate, window.after);
   if (windowStart > windowEnd) {
     return null; // awarded after its contract had ended: nothing left to forecast
+  }
+  if (keepFrom !== null && windowEnd < keepFrom) {
+    return null; // past retention: decided before any lookup or allocation (most contracts are history)
   }
   const confidence: Confidence =
     hasExtensions(award) || end.source === "award_plus_duration"
@@ -411,23 +397,25 @@ function recurrenceSignal(
 
 /**
  * Every signal of one buyer, ordered by basis key (the order they are written in). `windows` is for the
- * backtest's comparison of expiry windows; the service always uses EXPIRY_WINDOWS.
+ * backtest's comparison of expiry windows; the service always uses EXPIRY_WINDOWS. With `keepFrom`, signals
+ * whose window ended before that day are left out (retention).
  */
 export function computeBuyerSignals(
   evidence: BuyerEvidence,
   windows: ExpiryWindows = EXPIRY_WINDOWS,
+  keepFrom: string | null = null,
 ): ComputedSignal[] {
   const retenders = new RetenderIndex(evidence.tenders);
   const signals: ComputedSignal[] = [];
   for (const award of evidence.awards) {
-    const signal = expirySignal(evidence.buyerId, award, retenders, windows);
+    const signal = expirySignal(evidence.buyerId, award, retenders, windows, keepFrom);
     if (signal) {
       signals.push(signal);
     }
   }
   for (const [division, events] of eventsByDivision(evidence.awards)) {
     const signal = recurrenceSignal(evidence.buyerId, division, events, retenders);
-    if (signal) {
+    if (signal && (keepFrom === null || signal.windowEnd >= keepFrom)) {
       signals.push(signal);
     }
   }

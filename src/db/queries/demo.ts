@@ -84,17 +84,33 @@ export interface SourceCoverageRow {
   last_ingestion: Date | null;
 }
 
-/** Per source: tenders held, the publication dates they span, and the end of the last successful ingest run. */
+/**
+ * Per source: tenders held and the publication dates they span (as of the last ingest run: source_coverage),
+ * and the end of the last successful ingest run.
+ */
 export async function sourceCoverage(db: Queryable): Promise<SourceCoverageRow[]> {
   const { rows } = await db.query<SourceCoverageRow>(
-    `SELECT s.source,
-            (SELECT count(*)::int FROM tenders t WHERE t.source = s.source) AS records,
-            (SELECT min(publication_date) FROM tenders t WHERE t.source = s.source) AS indexed_from,
-            (SELECT max(publication_date) FROM tenders t WHERE t.source = s.source) AS indexed_to,
+    `SELECT s.source, coalesce(c.records, 0)::int AS records, c.indexed_from, c.indexed_to,
             (SELECT max(finished_at) FROM ingest_runs r WHERE r.source = s.source AND r.status = 'succeeded')
               AS last_ingestion
        FROM (VALUES ('placsp'), ('ted')) AS s(source)
+       LEFT JOIN source_coverage c ON c.source = s.source
       ORDER BY s.source`,
   );
   return rows;
+}
+
+/** Recounts what each source holds; every source appears (0 when it holds nothing). */
+export async function refreshSourceCoverage(db: Queryable, at: Date): Promise<void> {
+  await db.query(
+    `INSERT INTO source_coverage AS c (source, records, indexed_from, indexed_to, refreshed_at)
+     SELECT s.source, count(t.id), min(t.publication_date), max(t.publication_date), $1
+       FROM (VALUES ('placsp'), ('ted')) AS s(source)
+       LEFT JOIN tenders t ON t.source = s.source
+      GROUP BY s.source
+     ON CONFLICT (source) DO UPDATE
+        SET records = excluded.records, indexed_from = excluded.indexed_from,
+            indexed_to = excluded.indexed_to, refreshed_at = excluded.refreshed_at`,
+    [at],
+  );
 }

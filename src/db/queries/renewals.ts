@@ -138,6 +138,12 @@ export async function loadBuyerEvidence(
     .map(([buyerId, evidence]) => ({ buyerId, ...evidence }));
 }
 
+/** Deletes the signals whose window ended before `date` (retention: they are no longer forecasts). */
+export async function deleteSignalsEndedBefore(db: Queryable, date: string): Promise<number> {
+  const { rowCount } = await db.query("DELETE FROM renewal_signals WHERE window_end < $1::date", [date]);
+  return rowCount ?? 0;
+}
+
 /** Deletes the signals of these buyers, or every signal. */
 export async function deleteSignals(db: Queryable, buyers: readonly number[] | "all"): Promise<number> {
   if (buyers === "all") {
@@ -184,7 +190,11 @@ export async function insertSignals(db: Queryable, signals: readonly ComputedSig
       signals.map((s) => s.retenderedBy),
       // unnest flattens a 2-D array, so each id list travels as its array literal and is cast back per row.
       signals.map((s) => `{${s.evidenceTenderIds.join(",")}}`),
-      signals.map((s) => JSON.stringify(s.basis)),
+      signals.map((s) => {
+        // The rule texts are the same for every signal of a type: served from withRules, not stored.
+        const { window_rule: _window, confidence_rule: _confidence, ...stored } = s.basis;
+        return JSON.stringify(stored);
+      }),
     ],
   );
 }

@@ -9,7 +9,7 @@ import { calendarDate } from "../../lib/calendar.ts";
 import { type DomainContext, readerOf } from "../context.ts";
 import { isServedBy, PRICE_TABLE, priceUsd } from "../pricing/price-table.ts";
 import { type Provenance, provenanceOf } from "../provenance.ts";
-import type { Confidence, SignalBasis, SignalType } from "../renewals/signal.ts";
+import { type Confidence, type SignalBasis, type SignalType, withRules } from "../renewals/signal.ts";
 
 export interface DemoInput {
   /** Routes this process serves: only those are listed as priced endpoints. */
@@ -102,7 +102,7 @@ function toTender(row: SampleTenderRow): DemoTender {
 }
 
 function toRenewal(row: SampleSignalRow): DemoRenewal {
-  const basis = row.basis as SignalBasis;
+  const basis = withRules(row.basis as SignalBasis);
   const evidence =
     basis.signal_type === "recurrence"
       ? basis.award_history.map((event) => `award ${event.source_ref} on ${event.award_date}`)

@@ -10,7 +10,14 @@ import { addMonths, calendarDate } from "../../lib/calendar.ts";
 import { type DomainContext, readerOf } from "../context.ts";
 import { CpvParam, NameFragmentParam, PageParam, SizeParam } from "../params.ts";
 import { type Provenance, provenanceOf } from "../provenance.ts";
-import type { BacktestResult, Confidence, RenewalSignal, SignalBasis, SignalType } from "./signal.ts";
+import {
+  type BacktestResult,
+  type Confidence,
+  type RenewalSignal,
+  type SignalBasis,
+  type SignalType,
+  withRules,
+} from "./signal.ts";
 
 /** The input of `listRenewals` (REST query of GET /v1/renewals, arguments of the MCP tool get_renewals). */
 export const RenewalsInputSchema = z.object({
@@ -127,6 +134,6 @@ export function toSignal(r: RenewalRecord): RenewalSignal {
     window_start: r.window_start,
     window_end: r.window_end,
     confidence: r.confidence as Confidence,
-    basis: r.basis as SignalBasis,
+    basis: withRules(r.basis as SignalBasis),
   };
 }

@@ -11,6 +11,53 @@ export type Confidence = "low" | "medium" | "high";
 export const CONFIDENCE_SCALE: readonly Confidence[] = ["low", "medium", "high"];
 export const BASIS_VERSION = 1;
 
+/** Expiry windows around the contract's end, in months (chosen from the backtest: docs/signals.md). */
+export type ExpiryWindows = Record<"duration_expiry" | "framework_expiry", { before: number; after: number }>;
+export const EXPIRY_WINDOWS: ExpiryWindows = {
+  duration_expiry: { before: 6, after: 2 },
+  framework_expiry: { before: 9, after: 3 },
+};
+export const EXPIRY_CONFIDENCE_RULE =
+  "high: the notice publishes the contract's end date; medium: end = contract start + duration; low: end = " +
+  "award date + duration, or extensions/options are announced (the end may move).";
+export const RECURRENCE_CONFIDENCE_RULE =
+  "medium: exactly 2 award events (days on which the buyer awarded in this CPV division); high: 3 or more.";
+export const RECURRENCE_WINDOW_RULE =
+  "predicted_date = last_award_date + median_interval_days (rounded to a whole day); window = predicted_date " +
+  "plus or minus 25 percent of the median interval (rounded to whole days).";
+
+export function expiryWindowRule(
+  type: "duration_expiry" | "framework_expiry",
+  windows: ExpiryWindows,
+): string {
+  const { before, after } = windows[type];
+  return (
+    `From ${before} months before the ${type === "framework_expiry" ? "framework agreement's" : "contract's"} ` +
+    `end date to ${after} months after it (re-tenders are usually published before the end; some are late), ` +
+    "never starting before the award date."
+  );
+}
+
+/** The rule texts of a signal type, as the service computes it (stored bases omit them: see `withRules`). */
+export function rulesOf(type: SignalType): { window_rule: string; confidence_rule: string } {
+  return type === "recurrence"
+    ? { window_rule: RECURRENCE_WINDOW_RULE, confidence_rule: RECURRENCE_CONFIDENCE_RULE }
+    : { window_rule: expiryWindowRule(type, EXPIRY_WINDOWS), confidence_rule: EXPIRY_CONFIDENCE_RULE };
+}
+
+/**
+ * A stored basis with its rule texts put back. They are the same for every signal of a type, so the table
+ * does not repeat them (about 400 bytes a row): they are added when a signal is served.
+ */
+export function withRules<T extends { signal_type: SignalType }>(
+  basis: T,
+): T & {
+  window_rule: string;
+  confidence_rule: string;
+} {
+  return { ...basis, ...rulesOf(basis.signal_type) };
+}
+
 /** Where an expiry signal's contract end came from, most to least certain. */
 export type EndDateSource = "published_end_date" | "start_plus_duration" | "award_plus_duration";
 

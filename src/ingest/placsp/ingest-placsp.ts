@@ -98,7 +98,7 @@ export async function ingestPlacsp(
     throw error;
   }
   // Cross-source links and the aggregates over awards follow the data: only what this run changed is redone.
-  await afterIngestRun({ db: deps.db, log: deps.log });
+  await afterIngestRun({ db: deps.db, log: deps.log, now: deps.now });
   const after = checkpointKey ? await getCheckpoint(deps.db, checkpointKey) : undefined;
   const summary: PlacspIngestSummary = {
     runId: run.id,

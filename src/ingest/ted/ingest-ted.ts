@@ -194,7 +194,7 @@ export async function ingestTed(deps: IngestDeps, options: TedIngestOptions): Pr
     throw error;
   }
   // Cross-source links and the aggregates over awards follow the data, as after a PLACSP run.
-  await afterIngestRun({ db: deps.db, log: deps.log });
+  await afterIngestRun({ db: deps.db, log: deps.log, now: deps.now });
   const after = kind === "api" ? await getCheckpoint(deps.db, TED_API_CHECKPOINT) : undefined;
   const summary: TedIngestSummary = {
     runId: run.id,

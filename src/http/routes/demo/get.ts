@@ -61,7 +61,10 @@ export const DemoSchema = z
         enabled: z
           .boolean()
           .openapi({ description: "Whether this deployment's schedule ingests the source." }),
-        records: z.number().int().openapi({ description: "Tenders held from the source." }),
+        records: z
+          .number()
+          .int()
+          .openapi({ description: "Tenders held from the source, as of the last ingest run." }),
         indexed_from: DateSchema.nullable(),
         indexed_to: DateSchema.nullable(),
         last_ingestion: z.iso
