@@ -143,6 +143,9 @@ async function loadReferenceData(db: Db, config: Config, log: Logger): Promise<v
   }
 }
 
+/** How long a signalled server waits for in-flight work (requests, an ingest batch) before it exits anyway. */
+const SHUTDOWN_GRACE_MS = 10_000;
+
 /** Process entry: parse the environment, start, and stop cleanly on SIGINT/SIGTERM. */
 export async function runFromEnvironment(env: Record<string, string | undefined>): Promise<void> {
   let config: Config;
@@ -169,11 +172,28 @@ export async function runFromEnvironment(env: Record<string, string | undefined>
     }
     process.exit(1);
   }
+  // Ctrl-C on `npm start` reaches npm and the server, and npm forwards it: a second signal within a second is
+  // that echo and is ignored. A later one, or a shutdown still waiting after SHUTDOWN_GRACE_MS (a scheduled
+  // ingest retrying an unreachable upstream), exits at once; the exit handler still releases the embedded
+  // database's lock.
+  let stoppingSince: number | null = null;
   const stop = async (signal: string) => {
+    if (stoppingSince !== null) {
+      if (Date.now() - stoppingSince > 1_000) {
+        log.warn({ signal }, "second signal: exiting without waiting");
+        process.exit(130);
+      }
+      return;
+    }
+    stoppingSince = Date.now();
     log.info({ signal }, "shutting down");
+    setTimeout(() => {
+      log.warn({ graceMs: SHUTDOWN_GRACE_MS }, "shutdown still waiting: exiting");
+      process.exit(1);
+    }, SHUTDOWN_GRACE_MS).unref();
     await running.close();
     process.exit(0);
   };
-  process.once("SIGINT", () => void stop("SIGINT"));
-  process.once("SIGTERM", () => void stop("SIGTERM"));
+  process.on("SIGINT", () => void stop("SIGINT"));
+  process.on("SIGTERM", () => void stop("SIGTERM"));
 }

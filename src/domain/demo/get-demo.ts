@@ -71,9 +71,11 @@ const NOTE =
   "started most recently and is not over), labelled sample: true. Paid endpoints return the full records: see priced_endpoints and GET " +
   "/v1/pricing for how to pay.";
 const EMPTY_NOTE =
-  "No data is loaded yet, so there is nothing to sample. Load notices with `npm run cli -- ingest placsp` " +
-  "(live feed or a monthly archive: --source <url|file|zip>) or `npm run cli -- ingest ted`; for offline " +
-  "synthetic sample data, `npm run cli -- seed --synthetic 1000`. Then ask again.";
+  "No data is loaded yet, so there is nothing to sample. With internet access the schedule ingests the PLACSP " +
+  "and TED feeds by itself (GET /health shows each source's last run and error). To load files into this " +
+  "running server, move PLACSP .atom/.zip or TED .xml/.tar.gz files into its import folder (IMPORT_DIR, " +
+  "default ./import); for offline synthetic sample files, `npm run cli -- seed --synthetic 1000 --out DIR " +
+  "--no-ingest`. With the server stopped, `npm run cli -- ingest placsp --source <file|url>` works too.";
 
 /** The demo's reference form of a notice: PLACSP refs carry a `placsp:` prefix; TED refs are notice numbers. */
 function demoRef(source: string, ref: string): string {
