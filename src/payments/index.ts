@@ -6,6 +6,7 @@ import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../lib/logger.ts";
 import { centsToUsd } from "../lib/money.ts";
 import { type Balance, createCreditsMethod, creditBundle, getBalance } from "./credits/credits.ts";
+import { withDevChallenge } from "./dev/challenge.ts";
 import { createDevPaymentMethod, faucetHint, type IssuedDevToken, issueDevToken } from "./dev/dev-tokens.ts";
 import {
   createPaymentGate,
@@ -71,8 +72,17 @@ export function createPayments(deps: PaymentsDeps): Payments {
   const gate = createPaymentGate({ methods, requirement });
   return {
     mode: deps.mode,
-    async charge(attempt, requestId, produce) {
-      const result = await runPaid(gate, attempt, produce);
+    async charge<T>(attempt: PaymentAttempt, requestId: string, produce: () => Promise<T>) {
+      let result: PaidResult<T>;
+      try {
+        result = await runPaid(gate, attempt, produce);
+      } catch (error) {
+        // Dev mode answers in x402's shape too (a dev-faucet accepts entry), whichever method refused.
+        if (deps.mode === "dev" && error instanceof PaymentRequiredError && !error.challenge.dev) {
+          throw withDevChallenge(error, attempt, deps.devTokenTtlSeconds);
+        }
+        throw error;
+      }
       // The payment is final at this point: failing to write the statistics row must not turn a paid answer
       // into an error (the caller would have paid for nothing). It is logged instead.
       await recordApiCall(deps.db, {

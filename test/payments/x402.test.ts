@@ -125,8 +125,13 @@ describe("x402: the 402 answer", () => {
       type: "json",
       example: { data: { id: 1 }, meta: { paid: true } },
     });
-    // The header carries the same declaration, so clients echo it to the facilitator.
-    expect(header.extensions).toEqual(body.extensions);
+    // The header carries a compact declaration (it must fit proxies' header buffers; clients echo it to the
+    // facilitator): the same input and route, each input's type, no output example.
+    const compact = (header.extensions as { bazaar: DiscoveryExtension }).bazaar;
+    expect(validateDiscoveryExtension(compact)).toEqual({ valid: true });
+    expect(compact.info.input).toEqual(bazaar.info.input);
+    expect(compact).toMatchObject({ routeTemplate: "/v1/tenders/:id" });
+    expect(compact.info.output).toBeUndefined();
   });
 
   it.each([
