@@ -133,7 +133,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
     "payment_required: no valid payment, or the prepaid balance is exhausted. The PAYMENT-REQUIRED header and " +
     "the body's accepts say how to pay (x402 scheme exact; dev mode: scheme dev-faucet).",
   403: "forbidden: the x-operator-key header does not match the operator key.",
-  404: "not_found: no record with this id.",
+  404: "not_found: no record with this id, or no data is loaded yet (nothing was charged).",
   429: "rate_limited: too many requests; retry after the Retry-After header.",
   500: "internal: server error; nothing was charged.",
 };
