@@ -47,7 +47,10 @@ export function buildLlmsTxt(input: {
   });
   const line = ({ op, price }: (typeof operations)[number]) => {
     const cost = price && !price.free ? `${price.usd} USD` : "free";
-    return `- [${op.endpoint}](${base}${op.path}): ${cost}. ${op.summary}`;
+    // A path with parameters is not a URL anyone can open: named as text (`GET /v1/tenders/:id`), not linked.
+    return op.path.includes("{")
+      ? `- ${op.endpoint}: ${cost}. ${op.summary}`
+      : `- [${op.endpoint}](${base}${op.path}): ${cost}. ${op.summary}`;
   };
   const payment =
     paymentsMode === "dev"
