@@ -7,6 +7,8 @@ import { baseUrl, type HttpDeps } from "./http/deps.ts";
 import { describePricedEndpoints } from "./http/discovery.ts";
 import type { AppEnv } from "./http/env.ts";
 import { BODY_LIMIT_BYTES, errorResponse, handleError } from "./http/errors.ts";
+import { allowedMethods, methodNotAllowed } from "./http/method-not-allowed.ts";
+import { apiCors } from "./http/middleware/cors.ts";
 import { rateLimit } from "./http/middleware/rate-limit.ts";
 import { requestContext } from "./http/middleware/request-id.ts";
 import { buildOpenApiDocument, registerOpenApiRoute, registerSecuritySchemes } from "./http/openapi.ts";
@@ -24,7 +26,7 @@ import { registerLlmsTxt } from "./http/routes/discovery/llms-txt.ts";
 import { registerMcpServerCard } from "./http/routes/discovery/mcp-card.ts";
 import { registerMorCheckout } from "./http/routes/mor/checkout.ts";
 import { registerMorWebhook } from "./http/routes/mor/webhook.ts";
-import { registerPages } from "./http/routes/pages/index.ts";
+import { PAGE_ROUTES, registerPages } from "./http/routes/pages/index.ts";
 import { registerGetPricing } from "./http/routes/pricing/get.ts";
 import { registerListRenewals } from "./http/routes/renewals/get.ts";
 import { registerResearch } from "./http/routes/research/post.ts";
@@ -53,6 +55,8 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
 
   app.use("*", requestContext(deps.domain.log));
+  // Before the rate limit: a browser's preflight is answered here and not counted.
+  app.use("*", apiCors());
   if (deps.config.RATE_LIMIT_PER_MINUTE > 0) {
     app.use(
       "*",
@@ -74,11 +78,29 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
     }),
   );
   app.onError(handleError);
-  app.notFound((c) =>
-    errorResponse(c, "not_found", `No route ${c.req.method} ${c.req.path}.`, routeMissingHint(c.req.path)),
-  );
+  app.notFound((c) => {
+    const allow = allowedMethods(knownRoutes(), c.req.path);
+    return allow.length > 0
+      ? methodNotAllowed(c, allow)
+      : errorResponse(
+          c,
+          "not_found",
+          `No route ${c.req.method} ${c.req.path}.`,
+          routeMissingHint(c.req.path),
+        );
+  });
 
   let served: string[] | undefined;
+  // Every path with the methods that answer it: the API's routes, /mcp (POST) and the pages (GET).
+  let known: string[] | undefined;
+  const knownRoutes = () => {
+    known ??= [
+      ...app.routes.filter((r) => r.method !== "ALL").map((r) => `${r.method} ${r.path}`),
+      "POST /mcp",
+      ...PAGE_ROUTES,
+    ];
+    return known;
+  };
   let discovery: Map<string, EndpointDiscovery> | undefined;
   const httpDeps: HttpDeps = {
     ...deps,

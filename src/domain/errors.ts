@@ -8,6 +8,7 @@ export type ErrorCode =
   | "payment_required"
   | "forbidden"
   | "not_found"
+  | "method_not_allowed"
   | "rate_limited"
   | "internal";
 
@@ -60,6 +61,11 @@ export interface PaymentSettlement {
 export interface PaymentChallenge {
   /** The x402 requirement, when the deployment takes x402 payments (absent in dev mode). */
   x402?: X402Challenge;
+  /**
+   * Dev mode: the same shape with a `dev-faucet` accepts entry (how to get a token), so REST answers the same
+   * 402 header and body in both modes. MCP keeps its own faucet instructions (`how_to_pay`).
+   */
+  dev?: X402Challenge;
   /** A failed settlement to report back to the payer. */
   settlement?: PaymentSettlement;
   /** Seconds after which the same payment may succeed (facilitator unreachable). */

@@ -47,6 +47,8 @@ export const NameFragmentParam = z
   .string()
   .min(2)
   .max(200)
+  // Spaces alone would match every name (or none): say so instead of charging for it.
+  .refine((value) => value.trim().length >= 2, { error: "2 to 200 characters, not only spaces" })
   .meta({ description: "Name fragment, 2 to 200 characters; case- and accent-insensitive." });
 
 export const DateParam = z.iso

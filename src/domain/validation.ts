@@ -42,7 +42,7 @@ function describeIssue(issue: z.core.$ZodIssue, wording: IssueWording): { messag
     }
     return {
       message: `Request ${wording.whole} is invalid: ${issue.message}.`,
-      hint: wording.wholeHint ?? issue.message,
+      hint: wording.wholeHint ?? `Send the ${wording.whole} as described in ${reference}.`,
     };
   }
   const raw = wording.rawValue(name);
@@ -50,9 +50,10 @@ function describeIssue(issue: z.core.$ZodIssue, wording: IssueWording): { messag
   const subject = `${where} "${name}"`;
   // A schema may phrase its own constraint ({ error: "a positive integer" }); zod's defaults start "Invalid"/"Too".
   if (!/^(Invalid|Too (big|small))/.test(issue.message) && issue.code !== "unrecognized_keys") {
+    // The message states the constraint; the hint does not repeat it.
     return {
       message: `${subject} must be ${issue.message}${got}.`,
-      hint: `Send "${name}" as ${issue.message}.`,
+      hint: correctIt(name, reference),
     };
   }
   switch (issue.code) {
@@ -93,13 +94,13 @@ function describeIssue(issue: z.core.$ZodIssue, wording: IssueWording): { messag
       const allowed = issue.values.map(String).join(" | ");
       return {
         message: `${subject} must be one of ${allowed}${got}.`,
-        hint: `Set "${name}" to one of: ${allowed}.`,
+        hint: `Set "${name}" to one of the listed values.`,
       };
     }
     case "invalid_format":
       return {
         message: `${subject} must be ${issue.message}${got}.`,
-        hint: `Send "${name}" as ${issue.message}.`,
+        hint: correctIt(name, reference),
       };
     case "unrecognized_keys": {
       const keys = issue.keys.map((k) => `"${k}"`).join(", ");
@@ -108,7 +109,11 @@ function describeIssue(issue: z.core.$ZodIssue, wording: IssueWording): { messag
     default:
       return {
         message: `${subject} is invalid: ${issue.message}${got}.`,
-        hint: `Fix "${name}": ${issue.message}.`,
+        hint: `Fix "${name}" as described in ${reference}.`,
       };
   }
+}
+
+function correctIt(name: string, reference: string): string {
+  return `Correct "${name}" to that form and retry (${reference} has its schema).`;
 }

@@ -14,6 +14,7 @@ export const ERROR_STATUS: Record<ErrorCode, ContentfulStatusCode> = {
   payment_required: 402,
   forbidden: 403,
   not_found: 404,
+  method_not_allowed: 405,
   rate_limited: 429,
   internal: 500,
 };
@@ -31,12 +32,108 @@ export const ErrorSchema = z
   })
   .openapi("Error");
 
+/** One way to pay, as an entry of `accepts` (x402 `PaymentRequirements`, plus `resource` as the spec lists). */
+const PaymentRequirementSchema = z
+  .object({
+    scheme: z.string().openapi({
+      description:
+        "`exact` (x402: sign an EIP-3009 transferWithAuthorization) or, in dev mode, `dev-faucet` (get a token " +
+        "from extra.faucet_url with body extra.faucet_body, send it in header extra.header).",
+    }),
+    network: z
+      .string()
+      .openapi({ description: "CAIP-2 network (v1 bodies: the v1 name); `dev` in dev mode." }),
+    asset: z.string().openapi({ description: "Token contract address; `USD` in dev mode." }),
+    amount: z
+      .string()
+      .openapi({ description: "Price in atomic units (USDC: 6 decimals; dev mode the same units)." }),
+    payTo: z.string().openapi({ description: "Recipient address; in dev mode the faucet URL." }),
+    maxTimeoutSeconds: z.number().int(),
+    extra: z.record(z.string(), z.unknown()).openapi({
+      description:
+        "exact: the token's EIP-712 domain {name, version}. dev-faucet: {faucet, faucet_url, faucet_body, " +
+        "endpoint, header, price_usd}.",
+    }),
+    resource: z.string().openapi({ description: "URL of the resource being paid for." }),
+    maxAmountRequired: z.string().optional().openapi({ description: "x402 v1 bodies only: the amount." }),
+    description: z.string().optional().openapi({ description: "x402 v1 bodies only." }),
+    mimeType: z.string().optional().openapi({ description: "x402 v1 bodies only." }),
+    outputSchema: z.record(z.string(), z.unknown()).nullable().optional().openapi({
+      description: "x402 v1 bodies only.",
+    }),
+  })
+  .openapi("PaymentRequirement");
+
+/**
+ * The body of every 402: the error envelope plus the x402 terms (SPEC.md, Errors). Dev mode has the same shape,
+ * with a `dev-faucet` entry in `accepts`.
+ */
+export const PaymentRequiredSchema = ErrorSchema.extend({
+  x402Version: z.union([z.literal(1), z.literal(2)]).openapi({
+    description: "2, or 1 once the caller has sent an x402 v1 payload in X-PAYMENT.",
+  }),
+  resource: z.object({ url: z.string(), description: z.string(), mimeType: z.string() }),
+  accepts: z.array(PaymentRequirementSchema).min(1),
+  hint: z.string().openapi({ description: "The same as error.hint." }),
+  extensions: z
+    .object({
+      bazaar: z
+        .object({ info: z.record(z.string(), z.unknown()), schema: z.record(z.string(), z.unknown()) })
+        .passthrough()
+        .openapi({
+          description:
+            "x402 catalog discovery: what the endpoint takes and returns (examples and JSON Schema). The " +
+            "PAYMENT-REQUIRED header carries a compact version.",
+        }),
+    })
+    .passthrough(),
+}).openapi("PaymentRequired");
+
+/** Headers of a 402 (see http/payment-headers.ts). */
+const PAYMENT_REQUIRED_HEADERS = {
+  "PAYMENT-REQUIRED": {
+    required: true,
+    description:
+      "Base64 of the UTF-8 JSON x402 v2 PaymentRequired: {x402Version: 2, error, resource {url, description, " +
+      "mimeType}, accepts [{scheme, network, asset, amount, payTo, maxTimeoutSeconds, extra}], extensions: " +
+      "{bazaar} (compact; the body has the full declaration, and it is left out when it would not fit)}. Pick " +
+      "the accepts entry whose scheme you support. Kept under 3 KB so proxies' header buffers hold it.",
+    schema: { type: "string", contentEncoding: "base64" },
+  },
+  "Retry-After": {
+    description:
+      "Seconds after which the same payment may succeed (only when the facilitator was unreachable).",
+    schema: { type: "integer", minimum: 0 },
+  },
+} as const;
+
+const RATE_LIMIT_HEADERS = {
+  "RateLimit-Limit": {
+    description: "Requests a client may make at once (the token bucket's size).",
+    schema: { type: "integer" },
+  },
+  "RateLimit-Remaining": {
+    description: "Requests left in the bucket after this one.",
+    schema: { type: "integer" },
+  },
+  "RateLimit-Reset": {
+    description: "Seconds until the bucket is full again.",
+    schema: { type: "integer" },
+  },
+  "RateLimit-Policy": {
+    description: 'The refill rate: "<requests>;w=60" (requests per 60-second window).',
+    schema: { type: "string" },
+  },
+} as const;
+
 const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: "invalid_query: a parameter violates its constraint; the message names it and the hint says how to fix it.",
   401: "unauthorized: the x-operator-key header is missing.",
-  402: "payment_required: no valid payment, or the prepaid balance is exhausted.",
+  402:
+    "payment_required: no valid payment, or the prepaid balance is exhausted. The PAYMENT-REQUIRED header and " +
+    "the body's accepts say how to pay (x402 scheme exact; dev mode: scheme dev-faucet).",
   403: "forbidden: the x-operator-key header does not match the operator key.",
-  404: "not_found: no record with this id.",
+  404: "not_found: no record with this id, or no data is loaded yet (nothing was charged).",
   429: "rate_limited: too many requests; retry after the Retry-After header.",
   500: "internal: server error; nothing was charged.",
 };
@@ -48,7 +145,20 @@ export function errorResponses(...statuses: (400 | 401 | 402 | 403 | 404 | 429 |
       status,
       {
         description: ERROR_DESCRIPTIONS[status] ?? "error",
-        content: { "application/json": { schema: ErrorSchema } },
+        ...(status === 402 ? { headers: PAYMENT_REQUIRED_HEADERS } : {}),
+        ...(status === 429
+          ? {
+              headers: {
+                "Retry-After": {
+                  required: true,
+                  description: "Whole seconds until a request would be accepted.",
+                  schema: { type: "integer", minimum: 1 },
+                },
+                ...RATE_LIMIT_HEADERS,
+              },
+            }
+          : {}),
+        content: { "application/json": { schema: status === 402 ? PaymentRequiredSchema : ErrorSchema } },
       },
     ]),
   );
@@ -73,7 +183,10 @@ export function handleError(error: Error, c: Context<AppEnv>): Response {
       c.header(name, value);
     }
     return c.json(
-      { ...errorBody(error.code, error.message, error.hint), ...error.challenge.x402?.terms },
+      {
+        ...errorBody(error.code, error.message, error.hint),
+        ...(error.challenge.x402 ?? error.challenge.dev)?.terms,
+      },
       402,
     );
   }

@@ -5,16 +5,58 @@ import { errorResponses } from "./errors.ts";
 
 export const API_VERSION = "0.1.0";
 
-/** Registers the security scheme of paid operations; done once per app. */
+/** Security scheme names (`paymentSignature` is the spec's). */
+export const PAYMENT_SCHEMES = {
+  paymentSignature: "paymentSignature",
+  xPayment: "xPayment",
+  clientKey: "clientKey",
+} as const;
+
+/** Security of a priced operation: any one of the three ways to pay. */
+export const PRICED_SECURITY: Record<string, string[]>[] = [
+  { [PAYMENT_SCHEMES.paymentSignature]: [] },
+  { [PAYMENT_SCHEMES.xPayment]: [] },
+  { [PAYMENT_SCHEMES.clientKey]: [] },
+];
+
+/**
+ * Security of a credit purchase: a payment (x402 or a dev token) and x-client-key naming the account to credit
+ * (a balance never pays for credits).
+ */
+export const BUNDLE_SECURITY: Record<string, string[]>[] = [
+  { [PAYMENT_SCHEMES.paymentSignature]: [], [PAYMENT_SCHEMES.clientKey]: [] },
+  { [PAYMENT_SCHEMES.xPayment]: [], [PAYMENT_SCHEMES.clientKey]: [] },
+];
+
+/**
+ * The ways to pay a priced operation, as security schemes (done once per app). Priced operations list them as
+ * alternatives (OpenAPI ORs the requirement objects of `security`), so clients generated from the document
+ * know every header that pays.
+ */
 export function registerSecuritySchemes(app: OpenAPIHono<AppEnv>): void {
-  app.openAPIRegistry.registerComponent("securitySchemes", "paymentSignature", {
+  app.openAPIRegistry.registerComponent("securitySchemes", PAYMENT_SCHEMES.paymentSignature, {
     type: "apiKey",
     in: "header",
     name: "PAYMENT-SIGNATURE",
     description:
-      "x402 v2 payment payload (base64), sent after a 402 answer. Alternatives on the same operations: " +
-      "X-PAYMENT (x402 v1 payload, subscription key or, in dev mode, a faucet token) and x-client-key " +
-      "(prepaid credits).",
+      "x402 v2: the base64 payment payload signed for accepts[0] of the 402's PAYMENT-REQUIRED header, " +
+      "single-use.",
+  });
+  app.openAPIRegistry.registerComponent("securitySchemes", PAYMENT_SCHEMES.xPayment, {
+    type: "apiKey",
+    in: "header",
+    name: "X-PAYMENT",
+    description:
+      "An x402 v1 payment payload (base64), a subscription key (POST /v1/mor/checkout), or in dev mode a " +
+      "faucet token (POST /v1/dev-faucet, the 402's dev-faucet accepts entry).",
+  });
+  app.openAPIRegistry.registerComponent("securitySchemes", PAYMENT_SCHEMES.clientKey, {
+    type: "apiKey",
+    in: "header",
+    name: "x-client-key",
+    description:
+      "A prepaid credit account (20-128 characters of A-Z a-z 0-9 . _ ~ -, chosen by you): each call debits " +
+      "its price. Buy credits with POST /v1/billing/credits/{amount}.",
   });
 }
 

@@ -3,6 +3,7 @@ import { priceOf, priceUsd } from "../domain/pricing/price-table.ts";
 import type { PaymentCredentials } from "../payments/index.ts";
 import { baseUrl, type HttpDeps } from "./deps.ts";
 import type { AppEnv } from "./env.ts";
+import { PRICED_SECURITY } from "./openapi.ts";
 import { settlementHeaders } from "./payment-headers.ts";
 
 /** Payment material from the request headers (names are case-insensitive in HTTP). */
@@ -62,7 +63,7 @@ export function pricedOperation(endpoint: string) {
   const entry = priceOf(endpoint);
   const price = priceUsd(entry);
   return {
-    security: [{ paymentSignature: [] }],
+    security: PRICED_SECURITY,
     "x-price-usd": price,
     description: `${entry.summary}\n\nPrice: ${price} USD per call (x402, prepaid credits or subscription).`,
   };

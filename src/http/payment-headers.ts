@@ -11,9 +11,10 @@ import type { PaymentChallenge, PaymentSettlement } from "../domain/errors.ts";
 /** Headers of a 402: the requirement (never cached), a failed settlement, and when to retry. */
 export function challengeHeaders(challenge: PaymentChallenge): Record<string, string> {
   const headers: Record<string, string> = {};
-  if (challenge.x402) {
+  const required = challenge.x402 ?? challenge.dev;
+  if (required) {
     headers["PAYMENT-REQUIRED"] = encodePaymentRequiredHeader(
-      challenge.x402.paymentRequired as unknown as PaymentRequired,
+      required.paymentRequired as unknown as PaymentRequired,
     );
     headers["Cache-Control"] = "no-store";
   }

@@ -13,6 +13,21 @@ export async function validationHook(result: HookResult, c: Context<AppEnv>): Pr
     return undefined;
   }
   const target = result.target as Parameters<typeof describeValidationFailure>[1];
+  if (target === "query") {
+    const repeated = repeatedQueryParameters(c, result.error.issues);
+    if (repeated.length > 0) {
+      const names = repeated.map(([name]) => `"${name}"`).join(", ");
+      const got = repeated.map(([name, values]) => `${name}: ${JSON.stringify(values)}`).join("; ");
+      return c.json(
+        errorBody(
+          "invalid_query",
+          `query parameter ${names} was given more than once (got ${got}).`,
+          `Send each of ${names} once, with a single value.`,
+        ),
+        400,
+      );
+    }
+  }
   const body = target === "json" ? await c.req.json().catch(() => undefined) : undefined;
   const rawValue = (name: string): unknown => {
     if (target === "query") {
@@ -28,4 +43,16 @@ export async function validationHook(result: HookResult, c: Context<AppEnv>): Pr
   };
   const { message, hint } = describeValidationFailure(result.error.issues, target, rawValue);
   return c.json(errorBody("invalid_query", message, hint), 400);
+}
+
+/** Query parameters of the failing issues that the request repeats (`?size=1&size=2`), with their values. */
+function repeatedQueryParameters(
+  c: Context<AppEnv>,
+  issues: readonly { path: readonly PropertyKey[] }[],
+): [string, string[]][] {
+  const names = new Set(issues.map((issue) => String(issue.path[0] ?? "")).filter(Boolean));
+  return [...names].flatMap((name): [string, string[]][] => {
+    const values = c.req.queries(name) ?? [];
+    return values.length > 1 ? [[name, values]] : [];
+  });
 }

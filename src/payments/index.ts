@@ -5,7 +5,15 @@ import type { PaymentsMode } from "../domain/pricing/get-pricing.ts";
 import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../lib/logger.ts";
 import { centsToUsd } from "../lib/money.ts";
-import { type Balance, createCreditsMethod, creditBundle, getBalance } from "./credits/credits.ts";
+import {
+  type Balance,
+  createCreditsMethod,
+  creditBundle,
+  getBalance,
+  isBundleEndpoint,
+} from "./credits/credits.ts";
+import { createDataGuard } from "./data-loaded.ts";
+import { withDevChallenge } from "./dev/challenge.ts";
 import { createDevPaymentMethod, faucetHint, type IssuedDevToken, issueDevToken } from "./dev/dev-tokens.ts";
 import {
   createPaymentGate,
@@ -69,10 +77,24 @@ export function createPayments(deps: PaymentsDeps): Payments {
     ...(deps.mode === "dev" ? [createDevPaymentMethod(deps)] : []),
   ];
   const gate = createPaymentGate({ methods, requirement });
+  const dataGuard = createDataGuard(deps);
   return {
     mode: deps.mode,
-    async charge(attempt, requestId, produce) {
-      const result = await runPaid(gate, attempt, produce);
+    async charge<T>(attempt: PaymentAttempt, requestId: string, produce: () => Promise<T>) {
+      // Before the gate: on an empty database nothing is charged and no token or proof is consumed.
+      if (!isBundleEndpoint(attempt.endpoint)) {
+        await dataGuard.assertLoaded(attempt.endpoint);
+      }
+      let result: PaidResult<T>;
+      try {
+        result = await runPaid(gate, attempt, produce);
+      } catch (error) {
+        // Dev mode answers in x402's shape too (a dev-faucet accepts entry), whichever method refused.
+        if (deps.mode === "dev" && error instanceof PaymentRequiredError && !error.challenge.dev) {
+          throw withDevChallenge(error, attempt, deps.devTokenTtlSeconds);
+        }
+        throw error;
+      }
       // The payment is final at this point: failing to write the statistics row must not turn a paid answer
       // into an error (the caller would have paid for nothing). It is logged instead.
       await recordApiCall(deps.db, {

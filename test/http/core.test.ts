@@ -49,11 +49,14 @@ describe("error envelope", () => {
     });
   });
 
-  it("answers a wrong method on a known path 404 in the envelope", async () => {
+  it("answers a wrong method on a known path 405 with Allow in the envelope", async () => {
     const { app } = buildTestApp({ db: t.db });
     const res = await app.request("/v1/pricing", { method: "DELETE" });
-    expect(res.status).toBe(404);
-    expect(((await res.json()) as { error: { code: string } }).error.code).toBe("not_found");
+    expect(res.status).toBe(405);
+    expect(res.headers.get("allow")).toBe("GET, HEAD, OPTIONS");
+    const { error } = (await res.json()) as { error: { code: string; hint: string } };
+    expect(error.code).toBe("method_not_allowed");
+    expect(error.hint).toContain("GET /v1/pricing");
   });
 
   it("answers malformed JSON with 400 invalid_query and a hint", async () => {

@@ -340,7 +340,8 @@ describe("discovery", () => {
     const text = await (await app.request("/llms.txt")).text();
     const paid = text.slice(text.indexOf("## Paid endpoints"), text.indexOf("## Free endpoints"));
     expect(paid).toContain(
-      "[POST /v1/billing/credits/:amount](http://localhost/v1/billing/credits/{amount}): 5.00 / 10.00 / 25.00 USD.",
+      // A path with a parameter is named as text, not linked (no {amount} placeholder in a URL).
+      "- POST /v1/billing/credits/:amount: 5.00 / 10.00 / 25.00 USD.",
     );
     const free = text.slice(text.indexOf("## Free endpoints"));
     expect(free).toContain("[GET /v1/billing](http://localhost/v1/billing): free.");

@@ -34,14 +34,10 @@ describe("GET /llms.txt", () => {
   it("lists each served paid endpoint with its price from the price table", async () => {
     const { text } = await llms({ PUBLIC_BASE_URL: "https://api.example.org" });
     const tender = PRICE_TABLE.find((e) => e.endpoint === "GET /v1/tenders/:id");
-    expect(text).toContain(
-      `- [GET /v1/tenders/:id](https://api.example.org/v1/tenders/{id}): ${((tender?.priceCents ?? 0) / 100).toFixed(2)} USD.`,
-    );
+    expect(text).toContain(`- GET /v1/tenders/:id: ${((tender?.priceCents ?? 0) / 100).toFixed(2)} USD.`);
     expect(text).toContain("- [GET /v1/pricing](https://api.example.org/v1/pricing): free.");
     expect(text).toContain("- [GET /v1/renewals](https://api.example.org/v1/renewals): 0.25 USD.");
-    expect(text).toContain(
-      "- [GET /v1/companies/:id/opportunities](https://api.example.org/v1/companies/{id}/opportunities): 0.10 USD.",
-    );
+    expect(text).toContain("- GET /v1/companies/:id/opportunities: 0.10 USD.");
     expect(text).toContain("meta.score_explanation");
     expect(text).toContain("- [POST /v1/research](https://api.example.org/v1/research): 0.50 USD.");
   });

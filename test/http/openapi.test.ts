@@ -18,7 +18,7 @@ type Document = {
   info: { version: string };
   servers: { url: string }[];
   paths: Record<string, Record<string, Operation>>;
-  components: { securitySchemes: Record<string, unknown> };
+  components: { securitySchemes: Record<string, unknown>; schemas: Record<string, { allOf?: unknown[] }> };
 };
 
 async function fetchDocument(env: Record<string, string> = {}) {
@@ -75,7 +75,11 @@ describe("GET /openapi.json", () => {
         (e) => !e.free && e.endpoint !== endpoint && isServedBy(e.endpoint, [endpoint]),
       );
       if (!entry && sold.length > 0) {
-        expect(operation.security, endpoint).toEqual([{ paymentSignature: [] }]);
+        // A purchase is paid by x402 (or a dev token) for the account x-client-key names; never from a balance.
+        expect(operation.security, endpoint).toEqual([
+          { paymentSignature: [], clientKey: [] },
+          { xPayment: [], clientKey: [] },
+        ]);
         expect(operation["x-prices-usd"], endpoint).toEqual(
           Object.fromEntries(
             sold.map((e) => [e.endpoint.split("/").at(-1), (e.priceCents / 100).toFixed(2)]),
@@ -85,7 +89,12 @@ describe("GET /openapi.json", () => {
           expect.arrayContaining(["200", "400", "402", "429", "500"]),
         );
       } else if (entry && !entry.free) {
-        expect(operation.security, endpoint).toEqual([{ paymentSignature: [] }]);
+        // Any one of the three ways to pay (OpenAPI ORs the requirement objects).
+        expect(operation.security, endpoint).toEqual([
+          { paymentSignature: [] },
+          { xPayment: [] },
+          { clientKey: [] },
+        ]);
         expect(operation["x-price-usd"], endpoint).toBe((entry.priceCents / 100).toFixed(2));
         const statuses = ["200", "400", "402", "429", "500", ...(endpoint.includes(":id") ? ["404"] : [])];
         expect(Object.keys(operation.responses), endpoint).toEqual(expect.arrayContaining(statuses));
@@ -97,6 +106,9 @@ describe("GET /openapi.json", () => {
 
   it("documents error responses with the Error schema on every operation", async () => {
     const { document } = await fetchDocument();
+    expect(document.components.schemas.PaymentRequired?.allOf?.[0]).toEqual({
+      $ref: "#/components/schemas/Error",
+    });
     for (const { endpoint, operation } of operations(document)) {
       const errors = Object.entries(operation.responses).filter(([status]) => Number(status) >= 400);
       expect(errors.length, endpoint).toBeGreaterThan(0);
@@ -104,8 +116,9 @@ describe("GET /openapi.json", () => {
         if (endpoint === "GET /health") {
           continue; // health answers its own body with 503
         }
+        // A 402 is the error envelope plus the x402 terms: PaymentRequired = allOf [Error, {…}].
         expect(response.content?.["application/json"]?.schema?.$ref, `${endpoint} ${status}`).toBe(
-          "#/components/schemas/Error",
+          status === "402" ? "#/components/schemas/PaymentRequired" : "#/components/schemas/Error",
         );
       }
     }

@@ -91,7 +91,7 @@ describe("GET /v1/pricing", () => {
       currency: "EUR",
       price_monthly_cents: 2900,
       price_monthly: "29.00",
-      checkout_endpoint: "POST /v1/mor/checkout",
+      checkout_endpoint: null,
       mechanics: expect.stringContaining("30 days"),
     });
     expect(data.payment_flow).toEqual({

@@ -1,10 +1,15 @@
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { buildTestApp, testClock } from "../helpers/app.ts";
 import { useTestDb } from "../helpers/db.ts";
+import { insertTender } from "../helpers/factories.ts";
 
 const t = useTestDb();
+// Priced calls on a database without any tender are refused before payment (test/http/empty-database.test.ts).
+beforeAll(async () => {
+  await insertTender(t.db, { sourceRef: "rate-limit-loaded" });
+});
 type ErrorBody = { error: { code: string; message: string; hint: string } };
 
 function limitedApp(env: Record<string, string>) {

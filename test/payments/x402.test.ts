@@ -3,7 +3,7 @@ import { HTTPFacilitatorClient } from "@x402/core/server";
 import type { PaymentRequirements } from "@x402/core/types";
 import { type DiscoveryExtension, validateDiscoveryExtension } from "@x402/extensions/bazaar";
 import { wrapFetchWithPayment } from "@x402/fetch";
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "../../src/config.ts";
 import type { Facilitator } from "../../src/payments/x402/index.ts";
 import { resolveX402Settings } from "../../src/payments/x402/index.ts";
@@ -24,6 +24,11 @@ import {
 
 const t = useTestDb();
 const BASE = "http://localhost";
+
+// Priced calls on a database without any tender are refused before payment (test/http/payable.test.ts).
+beforeAll(async () => {
+  await insertTender(t.db, { sourceRef: "x402-loaded", title: "Loaded" });
+});
 const TENDER_PRICE_UNITS = "20000"; // 0.02 USD in USDC atomic units
 
 type ErrorBody = {
@@ -125,8 +130,13 @@ describe("x402: the 402 answer", () => {
       type: "json",
       example: { data: { id: 1 }, meta: { paid: true } },
     });
-    // The header carries the same declaration, so clients echo it to the facilitator.
-    expect(header.extensions).toEqual(body.extensions);
+    // The header carries a compact declaration (it must fit proxies' header buffers; clients echo it to the
+    // facilitator): the same input and route, each input's type, no output example.
+    const compact = (header.extensions as { bazaar: DiscoveryExtension }).bazaar;
+    expect(validateDiscoveryExtension(compact)).toEqual({ valid: true });
+    expect(compact.info.input).toEqual(bazaar.info.input);
+    expect(compact).toMatchObject({ routeTemplate: "/v1/tenders/:id" });
+    expect(compact.info.output).toBeUndefined();
   });
 
   it.each([

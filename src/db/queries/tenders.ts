@@ -74,3 +74,9 @@ export async function findTenderIdBySourceRef(db: Queryable, sourceRef: string):
   );
   return rows[0]?.id;
 }
+
+/** Whether the database holds any tender at all (an empty database has nothing a priced call could answer). */
+export async function anyTenderExists(db: Queryable): Promise<boolean> {
+  const { rows } = await db.query<{ loaded: boolean }>("SELECT EXISTS (SELECT 1 FROM tenders) AS loaded");
+  return rows[0]?.loaded === true;
+}

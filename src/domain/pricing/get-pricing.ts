@@ -40,7 +40,8 @@ export interface Pricing {
     currency: "EUR";
     price_monthly_cents: number;
     price_monthly: string;
-    checkout_endpoint: string;
+    /** The checkout route, or null when no subscription is offered here (the route is not served). */
+    checkout_endpoint: string | null;
     mechanics: string;
   };
   payment_flow: {
@@ -76,6 +77,7 @@ export const FAUCET_ENDPOINT = "POST /v1/dev-faucet";
  */
 export function getPricing({ input }: { input: PricingInput }): Pricing {
   const served = PRICE_TABLE.filter((entry) => isServedBy(entry.endpoint, input.servedRoutes));
+  const subscriptionServed = isServedBy(CHECKOUT_ENDPOINT, input.servedRoutes);
   const dev = input.paymentsMode === "dev";
   return {
     currency: "USD",
@@ -96,12 +98,12 @@ export function getPricing({ input }: { input: PricingInput }): Pricing {
         "Credits never expire; an exhausted balance answers 402 until refilled.",
     },
     subscription: {
-      available: isServedBy(CHECKOUT_ENDPOINT, input.servedRoutes),
+      available: subscriptionServed,
       provider: input.subscription.provider,
       currency: "EUR",
       price_monthly_cents: input.subscription.priceMonthlyCents,
       price_monthly: centsToDecimal(input.subscription.priceMonthlyCents),
-      checkout_endpoint: CHECKOUT_ENDPOINT,
+      checkout_endpoint: subscriptionServed ? CHECKOUT_ENDPOINT : null,
       mechanics:
         "Checkout opens a hosted payment page of the merchant-of-record provider. After payment the client key " +
         "becomes a subscription key for 30 days and receives one-time credits; send it as X-PAYMENT: <KEY>.",

@@ -60,6 +60,7 @@ export function rateLimit(options: RateLimitOptions): MiddlewareHandler<AppEnv> 
       buckets.set(id, { tokens, updatedMs: nowMs });
       const retryAfter = Math.max(1, Math.ceil((1 - tokens) / perMs / 1000));
       c.header("Retry-After", String(retryAfter));
+      setHeaders((name, value) => c.header(name, value), tokens);
       return c.json(
         errorBody(
           "rate_limited",
@@ -69,12 +70,28 @@ export function rateLimit(options: RateLimitOptions): MiddlewareHandler<AppEnv> 
         429,
       );
     }
-    buckets.set(id, { tokens: tokens - 1, updatedMs: nowMs });
+    const left = tokens - 1;
+    buckets.set(id, { tokens: left, updatedMs: nowMs });
     if (buckets.size > maxClients) {
       evict();
     }
     await next();
+    // After the handler: answers built outside the context helpers (the MCP transport) get them too.
+    setHeaders((name, value) => c.res.headers.set(name, value), left);
   };
+
+  /**
+   * `RateLimit-Limit` (the bucket's size), `RateLimit-Remaining` (whole requests left), `RateLimit-Reset`
+   * (seconds until the bucket is full again) and `RateLimit-Policy` (the refill rate per 60-second window).
+   */
+  function setHeaders(set: (name: string, value: string) => void, tokensLeft: number): void {
+    const remaining = Math.max(0, Math.floor(tokensLeft));
+    const reset = Math.max(0, Math.ceil((capacity - tokensLeft) / perMs / 1000));
+    set("RateLimit-Limit", String(capacity));
+    set("RateLimit-Remaining", String(remaining));
+    set("RateLimit-Reset", String(reset));
+    set("RateLimit-Policy", `${options.perMinute};w=60`);
+  }
 }
 
 /** `k:<sha256 of the client key>` or `ip:<address>`; `ip:unknown` when there is no socket (in-process tests). */

@@ -52,3 +52,57 @@ function requestAdapter(method: string, path: string, url: string): HTTPAdapter 
     getUserAgent: () => "",
   };
 }
+
+/**
+ * The same declaration cut down for the `PAYMENT-REQUIRED` header, which must stay small: proxies keep a
+ * response's headers in one buffer (nginx: 4 KB by default) and answer 502 when they overflow, and x402 clients
+ * echo the declaration back in `PAYMENT-SIGNATURE`. It keeps what a catalog needs to list the resource (method,
+ * input example, path parameters, each input's name and type, and that the output is JSON) and drops the
+ * constraints, the output schema and its example, which the 402 body carries in full.
+ */
+export function compactBazaarExtension(
+  endpoint: string,
+  requestUrl: string,
+  discovery: EndpointDiscovery | undefined,
+): Record<string, unknown> {
+  const compact: EndpointDiscovery = {};
+  if (discovery?.query) {
+    compact.query = { example: discovery.query.example, schema: typesOnly(discovery.query.schema) };
+  }
+  if (discovery?.body) {
+    compact.body = {
+      example: discovery.body.example,
+      schema: { type: "object", ...typesOnly(discovery.body.schema) },
+    };
+  }
+  return bazaarExtension(endpoint, requestUrl, compact);
+}
+
+/** `{properties, required}` with each property reduced to its JSON type(s). */
+function typesOnly(schema: Record<string, unknown>): Record<string, unknown> {
+  const properties = (schema.properties ?? {}) as Record<string, Record<string, unknown>>;
+  const reduced = Object.fromEntries(
+    Object.entries(properties).map(([name, sub]) => {
+      const type = sub.type ?? typesOf(sub.anyOf ?? sub.oneOf);
+      return [name, type === undefined ? {} : { type }];
+    }),
+  );
+  const required =
+    Array.isArray(schema.required) && schema.required.length > 0 ? { required: schema.required } : {};
+  return { properties: reduced, ...required };
+}
+
+function typesOf(branches: unknown): string[] | undefined {
+  if (!Array.isArray(branches)) {
+    return undefined;
+  }
+  const types = [
+    ...new Set(
+      branches.flatMap((b) => {
+        const t = (b as Record<string, unknown>).type;
+        return typeof t === "string" ? [t] : Array.isArray(t) ? t.filter((x) => typeof x === "string") : [];
+      }),
+    ),
+  ];
+  return types.length > 0 ? types : undefined;
+}

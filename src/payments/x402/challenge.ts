@@ -3,7 +3,7 @@ import { PaymentRequiredError } from "../../domain/errors.ts";
 import { findPrice } from "../../domain/pricing/price-table.ts";
 import { centsToUsd, centsToUsdcUnits } from "../../lib/money.ts";
 import type { PaymentAttempt } from "../gate.ts";
-import { bazaarExtension } from "./bazaar.ts";
+import { bazaarExtension, compactBazaarExtension } from "./bazaar.ts";
 import type { X402Settings } from "./settings.ts";
 
 /**
@@ -102,13 +102,13 @@ export function x402Challenge(
     mimeType: MIME_TYPE,
   };
   const extensions = bazaarExtension(attempt.endpoint, attempt.resourceUrl, attempt.discovery);
-  const paymentRequired: PaymentRequired = {
+  const paymentRequired = headerPaymentRequired({
     x402Version: 2,
     error: input.reason ?? input.message,
     resource,
     accepts: [accepts],
-    extensions,
-  };
+    extensions: compactBazaarExtension(attempt.endpoint, attempt.resourceUrl, attempt.discovery),
+  });
   const v1 = input.version === 1 ? requirementsV1(settings, attempt) : undefined;
   const terms: Record<string, unknown> = v1
     ? {
@@ -132,6 +132,30 @@ export function x402Challenge(
       : undefined,
     retryAfterSeconds: input.retryAfterSeconds,
   });
+}
+
+/**
+ * Largest `PAYMENT-REQUIRED` value sent, in bytes of base64. Proxies hold all of a response's headers in one
+ * buffer (nginx `proxy_buffer_size`: 4 KB by default) and turn an overflow into a 502; 3 KB leaves room for the
+ * status line and the other headers (request id, CORS, rate limit, content type).
+ */
+export const PAYMENT_REQUIRED_HEADER_BUDGET = 3072;
+
+/**
+ * The object sent in `PAYMENT-REQUIRED`: `x402Version`, `error`, `resource` and the full `accepts` (what clients
+ * sign) always; the compact bazaar declaration when it fits the budget (a long search URL can push it out; the
+ * body still carries the full declaration).
+ */
+export function headerPaymentRequired(paymentRequired: PaymentRequired): PaymentRequired {
+  if (base64Length(paymentRequired) <= PAYMENT_REQUIRED_HEADER_BUDGET) {
+    return paymentRequired;
+  }
+  const { extensions: _dropped, ...rest } = paymentRequired;
+  return rest;
+}
+
+function base64Length(value: unknown): number {
+  return Math.ceil(Buffer.byteLength(JSON.stringify(value), "utf8") / 3) * 4;
 }
 
 /** "GET /v1/tenders/:id costs 0.02 USD per call (20000 atomic units of USDC on eip155:84532)". */

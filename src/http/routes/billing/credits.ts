@@ -6,6 +6,7 @@ import type { HttpDeps } from "../../deps.ts";
 import type { AppEnv } from "../../env.ts";
 import { envelope, envelopeSchema } from "../../envelope.ts";
 import { errorResponses } from "../../errors.ts";
+import { BUNDLE_SECURITY } from "../../openapi.ts";
 import { servePaid } from "../../paid.ts";
 import { BundleParamSchema, ClientKeyHeaderSchema, PurchaseSchema } from "./schema.ts";
 
@@ -20,7 +21,7 @@ const route = createRoute({
     "25 USD, costing exactly that amount. Paid like any priced call with x402 (PAYMENT-SIGNATURE, or v1 " +
     "X-PAYMENT; in dev mode a faucet token for `POST /v1/billing/credits/<amount>`), never from a balance. " +
     "Credits never expire; afterwards send x-client-key on priced calls to pay from the balance.",
-  security: [{ paymentSignature: [] }],
+  security: BUNDLE_SECURITY,
   // The price of each bundle, from the price table (one operation sells several entries).
   "x-prices-usd": Object.fromEntries(
     BUNDLE_AMOUNTS.map((amount) => [amount, centsToUsd(bundleEntry(amount)?.priceCents ?? 0)]),

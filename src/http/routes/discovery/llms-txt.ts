@@ -47,7 +47,10 @@ export function buildLlmsTxt(input: {
   });
   const line = ({ op, price }: (typeof operations)[number]) => {
     const cost = price && !price.free ? `${price.usd} USD` : "free";
-    return `- [${op.endpoint}](${base}${op.path}): ${cost}. ${op.summary}`;
+    // A path with parameters is not a URL anyone can open: named as text (`GET /v1/tenders/:id`), not linked.
+    return op.path.includes("{")
+      ? `- ${op.endpoint}: ${cost}. ${op.summary}`
+      : `- [${op.endpoint}](${base}${op.path}): ${cost}. ${op.summary}`;
   };
   const payment =
     paymentsMode === "dev"
@@ -62,7 +65,7 @@ export function buildLlmsTxt(input: {
     "",
     `- ${payment}`,
     "- Answers are {data, meta}; meta carries request_id, price_usd, paid and provenance (upstream notice references and URLs).",
-    "- Errors are {error: {code, message, hint}} with codes invalid_query (400), payment_required (402), not_found (404), rate_limited (429), internal (500); the hint says what to do next.",
+    "- Errors are {error: {code, message, hint}} with codes invalid_query (400), payment_required (402), not_found (404; also when no data is loaded yet, before any payment), method_not_allowed (405, with Allow), rate_limited (429), internal (500); the hint says what to do next.",
     "- Unknown values are null, never invented. Framework agreement values are ceilings, not spend.",
     "- GET /v1/search: meta.total is exact up to 10,000 matching rows; above that it is 10,000 and meta.total_exact is false (narrow the filters: dates, cpv, region, buyer). Only the first 10,000 rows can be paged to. With q, the 10,000 newest matches are ranked by relevance (title words outweigh description words), then date.",
     "- GET /v1/renewals: re-tender forecasts (duration_expiry, framework_expiry, recurrence) are a deterministic heuristic, not probabilities; each signal's basis carries its evidence and rules, and meta.backtest reports how often past forecasts came true beside a naive base rate.",

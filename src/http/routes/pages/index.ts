@@ -61,3 +61,11 @@ export function registerPages(app: OpenAPIHono<AppEnv>): void {
     }),
   );
 }
+
+/** The pages and their assets as routes (GET; HEAD follows), for the 405 of another method. */
+export const PAGE_ROUTES: readonly string[] = [
+  "GET /",
+  "GET /docs",
+  `GET ${SCALAR_BUNDLE_PATH}`,
+  ...Object.keys(OWN_ASSETS).map((file) => `GET /assets/${file}`),
+];

@@ -22,7 +22,9 @@ export const PricingSchema = z
       currency: z.literal("EUR"),
       price_monthly_cents: z.number().int(),
       price_monthly: z.string(),
-      checkout_endpoint: z.string(),
+      checkout_endpoint: z.string().nullable().openapi({
+        description: "POST /v1/mor/checkout; null when no subscription is offered (available false).",
+      }),
       mechanics: z.string(),
     }),
     payment_flow: z.object({
