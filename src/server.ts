@@ -41,8 +41,13 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   await refuseSyntheticDataForRealPayments(db, config);
   await loadReferenceData(db, config, log);
 
+  // Read-only verbs may read from a replica; its schema is the primary's (migrated above, replicated).
+  const readDb = config.DATABASE_READ_URL
+    ? createPgDb(config.DATABASE_READ_URL, { poolSize: config.DATABASE_POOL_SIZE })
+    : undefined;
   const payments = createPayments({
     db,
+    dataDb: readDb,
     now: systemClock,
     mode: config.PAYMENTS_MODE,
     devTokenTtlSeconds: config.DEV_TOKEN_TTL_SECONDS,
@@ -50,10 +55,6 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     subscription,
     log,
   });
-  // Read-only verbs may read from a replica; its schema is the primary's (migrated above, replicated).
-  const readDb = config.DATABASE_READ_URL
-    ? createPgDb(config.DATABASE_READ_URL, { poolSize: config.DATABASE_POOL_SIZE })
-    : undefined;
   const app = createApp({ config, domain: { db, readDb, log, now: systemClock }, payments });
 
   const server = await new Promise<ServerType>((resolve, reject) => {

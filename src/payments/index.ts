@@ -1,4 +1,4 @@
-import type { Db } from "../db/client.ts";
+import type { Db, Queryable } from "../db/client.ts";
 import { recordApiCall } from "../db/queries/api-calls.ts";
 import { PaymentRequiredError } from "../domain/errors.ts";
 import type { PaymentsMode } from "../domain/pricing/get-pricing.ts";
@@ -62,6 +62,11 @@ export interface PaymentsDeps {
   x402?: { settings: X402Settings; facilitator?: Facilitator };
   /** Where a failure to record a served call is reported. */
   log?: Logger;
+  /**
+   * Where the served data is read (the read replica when DATABASE_READ_URL is set; default `db`): the "is any
+   * data loaded" check asks the database the answer would come from.
+   */
+  dataDb?: Queryable;
 }
 
 export function createPayments(deps: PaymentsDeps): Payments {
@@ -77,7 +82,7 @@ export function createPayments(deps: PaymentsDeps): Payments {
     ...(deps.mode === "dev" ? [createDevPaymentMethod(deps)] : []),
   ];
   const gate = createPaymentGate({ methods, requirement });
-  const dataGuard = createDataGuard(deps);
+  const dataGuard = createDataGuard({ db: deps.dataDb ?? deps.db, now: deps.now });
   return {
     mode: deps.mode,
     async charge<T>(attempt: PaymentAttempt, requestId: string, produce: () => Promise<T>) {

@@ -40,6 +40,7 @@ describe("read API over HTTP after a CLI ingest", () => {
       LOG_LEVEL: "info",
       INGEST_SCHEDULE: "off",
       CPV_LABELS: `${SHARED_DIR}data/cpv/cpv2008.csv`,
+      NUTS_LABELS: `${SHARED_DIR}data/nuts/nuts.csv`,
     });
     base = `http://127.0.0.1:${await waitForListening(server)}`;
   });
@@ -164,6 +165,19 @@ describe("read API over HTTP after a CLI ingest", () => {
     }
     expect(paged).toEqual(all.rows.map((r) => r.id));
     expect(all.total).toBe(4);
+    // Rows carry the labels of the reference data the server loaded at start (CPV_LABELS, NUTS_LABELS).
+    const istac = (await paid("GET /v1/search", "/v1/search?type=contract")).body.data as unknown as Record<
+      string,
+      unknown
+    >[];
+    expect(istac[0]).toMatchObject({ cpv: "72313000", nuts: "ES70", cpv_label_es: expect.any(String) });
+    expect(typeof istac[0]?.cpv_label_en).toBe("string");
+    expect(typeof istac[0]?.nuts_name).toBe("string");
+    const tender = await paid("GET /v1/tenders/:id", `/v1/tenders/${istac[0]?.tender_id}`);
+    expect(tender.body.data).toMatchObject({
+      cpv_main_label_en: istac[0]?.cpv_label_en,
+      nuts_name: istac[0]?.nuts_name,
+    });
     const bad = await fetch(`${base}/v1/search?cpv=7`);
     expect(bad.status).toBe(400);
     expect(((await bad.json()) as { error: { message: string } }).error.message).toContain("cpv");

@@ -52,6 +52,7 @@ export function buildTestApp(options: TestAppOptions) {
   const log = createLogger(config.LOG_LEVEL);
   const payments = createPayments({
     db: options.db,
+    dataDb: options.readDb,
     now,
     mode: config.PAYMENTS_MODE,
     devTokenTtlSeconds: config.DEV_TOKEN_TTL_SECONDS,

@@ -51,12 +51,16 @@ describe("GET /v1/tenders/{id}", () => {
       title: "Mantenimiento de aplicaciones",
       description: null,
       cpv_main: "72267000",
+      // No CPV or NUTS reference data in this database: labels and names are null, never invented.
+      cpv_main_label_en: null,
+      cpv_main_label_es: null,
       cpv_all: ["72267000", "72000000"],
       procedure_type: "1",
       deadline: "2025-06-12T13:00:00.000Z",
       estimated_value: 120000.5,
       currency: "EUR",
       nuts: "ES300",
+      nuts_name: null,
       url,
       buyer: { id: buyer, name: "Ayuntamiento de Sevilla" },
       // Lots in natural order (1, 2, 10), not string order.

@@ -44,6 +44,10 @@ export interface SearchRowRecord {
   value: number | null;
   currency: string | null;
   cpv: string | null;
+  cpv_label_en: string | null;
+  cpv_label_es: string | null;
+  nuts: string | null;
+  nuts_name: string | null;
   value_is_ceiling: boolean;
   tender_id: number;
   tender_source: string;
@@ -145,20 +149,26 @@ function selectRows(kind: SearchKind): string {
   if (kind === "tender") {
     return `SELECT t.id, t.source_ref, t.title, t.publication_date AS date, t.buyer_id, b.name AS buyer_name,
                    NULL::bigint AS company_id, NULL::text AS company_name, t.estimated_value AS value, t.currency,
-                   t.cpv_main AS cpv, false AS value_is_ceiling, t.id AS tender_id, t.source AS tender_source,
+                   t.cpv_main AS cpv, cl.label_en AS cpv_label_en, cl.label_es AS cpv_label_es, t.nuts,
+                   nl.name AS nuts_name, false AS value_is_ceiling, t.id AS tender_id, t.source AS tender_source,
                    t.source_ref AS tender_source_ref, t.url AS tender_url
               FROM tenders t
-              LEFT JOIN buyers b ON b.id = t.buyer_id`;
+              LEFT JOIN buyers b ON b.id = t.buyer_id
+              LEFT JOIN cpv_codes cl ON cl.code = left(t.cpv_main, 8)
+              LEFT JOIN nuts_codes nl ON nl.code = t.nuts`;
   }
   const date = kind === "award" ? "a.award_date" : "a.start_date";
   return `SELECT a.id, a.source_ref, t.title, ${date} AS date, a.buyer_id, b.name AS buyer_name,
                  a.winner_company_id AS company_id, c.name AS company_name, a.value, a.currency,
-                 coalesce(a.cpv, t.cpv_main) AS cpv, a.value_is_ceiling, t.id AS tender_id,
+                 coalesce(a.cpv, t.cpv_main) AS cpv, cl.label_en AS cpv_label_en, cl.label_es AS cpv_label_es,
+                 t.nuts, nl.name AS nuts_name, a.value_is_ceiling, t.id AS tender_id,
                  t.source AS tender_source, t.source_ref AS tender_source_ref, t.url AS tender_url
             FROM awards a
             JOIN tenders t ON t.id = a.tender_id
             LEFT JOIN buyers b ON b.id = a.buyer_id
-            LEFT JOIN companies c ON c.id = a.winner_company_id`;
+            LEFT JOIN companies c ON c.id = a.winner_company_id
+            LEFT JOIN cpv_codes cl ON cl.code = left(coalesce(a.cpv, t.cpv_main), 8)
+            LEFT JOIN nuts_codes nl ON nl.code = t.nuts`;
 }
 
 /**

@@ -18,15 +18,21 @@ export interface TenderRow {
   url: string | null;
   buyer_id: number | null;
   buyer_name: string | null;
+  cpv_main_label_en: string | null;
+  cpv_main_label_es: string | null;
+  nuts_name: string | null;
 }
 
 export async function findTenderById(db: Queryable, id: number): Promise<TenderRow | undefined> {
   const { rows } = await db.query<TenderRow>(
     `SELECT t.id, t.source, t.source_ref, t.notice_type, t.publication_date, t.title, t.description,
             t.cpv_main, t.cpv_all, t.procedure_type, t.deadline, t.estimated_value, t.currency, t.nuts, t.url,
-            t.buyer_id, b.name AS buyer_name
+            t.buyer_id, b.name AS buyer_name, cl.label_en AS cpv_main_label_en, cl.label_es AS cpv_main_label_es,
+            nl.name AS nuts_name
        FROM tenders t
        LEFT JOIN buyers b ON b.id = t.buyer_id
+       LEFT JOIN cpv_codes cl ON cl.code = left(t.cpv_main, 8)
+       LEFT JOIN nuts_codes nl ON nl.code = t.nuts
       WHERE t.id = $1`,
     [id],
   );

@@ -61,6 +61,12 @@ export interface SearchRow {
   value: number | null;
   currency: string | null;
   cpv: string | null;
+  /** The CPV's labels when the CPV reference data is loaded; null otherwise. */
+  cpv_label_en: string | null;
+  cpv_label_es: string | null;
+  /** The notice's NUTS code and, when the NUTS reference data is loaded, its name. */
+  nuts: string | null;
+  nuts_name: string | null;
   tender_id: number | null;
   tender_source_ref: string | null;
 }
@@ -148,6 +154,10 @@ function toSearchRow(kind: SearchKind, r: SearchRowRecord): SearchRow {
     value: r.value,
     currency: r.currency,
     cpv: r.cpv,
+    cpv_label_en: r.cpv_label_en,
+    cpv_label_es: r.cpv_label_es,
+    nuts: r.nuts,
+    nuts_name: r.nuts_name,
     tender_id: r.tender_id,
     tender_source_ref: r.tender_source_ref,
   };

@@ -32,12 +32,17 @@ export interface Tender {
   title: string | null;
   description: string | null;
   cpv_main: string | null;
+  /** cpv_main's labels when the CPV reference data is loaded; null otherwise. */
+  cpv_main_label_en: string | null;
+  cpv_main_label_es: string | null;
   cpv_all: string[];
   procedure_type: string | null;
   deadline: string | null;
   estimated_value: number | null;
   currency: string | null;
   nuts: string | null;
+  /** The NUTS name when the NUTS reference data is loaded; null otherwise. */
+  nuts_name: string | null;
   url: string | null;
   buyer: PartyRef | null;
   awards: Award[];
@@ -87,12 +92,15 @@ export function toTender(row: TenderRow, awards: Award[]): Tender {
     title: row.title,
     description: row.description,
     cpv_main: row.cpv_main,
+    cpv_main_label_en: row.cpv_main_label_en,
+    cpv_main_label_es: row.cpv_main_label_es,
     cpv_all: row.cpv_all,
     procedure_type: row.procedure_type,
     deadline: row.deadline ? row.deadline.toISOString() : null,
     estimated_value: row.estimated_value,
     currency: row.currency,
     nuts: row.nuts,
+    nuts_name: row.nuts_name,
     url: row.url,
     buyer:
       row.buyer_id !== null && row.buyer_name !== null ? { id: row.buyer_id, name: row.buyer_name } : null,

@@ -21,7 +21,23 @@ export const SearchRowSchema = z
         "Award value (tax exclusive; for frameworks a ceiling, see meta.caveats) or estimated value.",
     }),
     currency: z.string().nullable(),
-    cpv: z.string().nullable(),
+    cpv: z.string().nullable().openapi({
+      description:
+        "Award and contract rows: the award's own CPV (its lot's, else the notice's main); tender rows: the main CPV.",
+    }),
+    cpv_label_en: z
+      .string()
+      .nullable()
+      .openapi({ description: "The CPV's English label, when CPV labels are loaded." }),
+    cpv_label_es: z
+      .string()
+      .nullable()
+      .openapi({ description: "The CPV's Spanish label, when CPV labels are loaded." }),
+    nuts: z.string().nullable().openapi({ description: "The notice's NUTS code." }),
+    nuts_name: z
+      .string()
+      .nullable()
+      .openapi({ description: "The NUTS region's name, when NUTS names are loaded." }),
     tender_id: z.number().int().nullable(),
     tender_source_ref: z.string().nullable(),
   })

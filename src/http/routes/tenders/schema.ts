@@ -31,12 +31,24 @@ export const TenderSchema = z
     title: z.string().nullable(),
     description: z.string().nullable(),
     cpv_main: z.string().nullable(),
+    cpv_main_label_en: z
+      .string()
+      .nullable()
+      .openapi({ description: "cpv_main's English label, when CPV labels are loaded." }),
+    cpv_main_label_es: z
+      .string()
+      .nullable()
+      .openapi({ description: "cpv_main's Spanish label, when CPV labels are loaded." }),
     cpv_all: z.array(z.string()),
     procedure_type: z.string().nullable(),
     deadline: z.string().nullable().openapi({ format: "date-time" }),
     estimated_value: z.number().nullable(),
     currency: z.string().nullable(),
     nuts: z.string().nullable(),
+    nuts_name: z
+      .string()
+      .nullable()
+      .openapi({ description: "The NUTS region's name, when NUTS names are loaded." }),
     url: z.string().nullable().openapi({ format: "uri" }),
     buyer: PartyRefSchema,
     awards: z.array(AwardSchema),
