@@ -60,13 +60,6 @@ export interface AroundIngest {
   peakDuringIngest: MemoryReading;
 }
 
-export interface SearchRowsSize {
-  rows: number;
-  totalBytes: number;
-  heapBytes: number;
-  indexes: { name: string; bytes: number }[];
-}
-
 export interface TableSize {
   rows: number;
   totalBytes: number;
@@ -111,7 +104,7 @@ export interface WorkerOutput {
     /** Whether readings after load and after the mix follow a full collection (worker run with --expose-gc). */
     gc: boolean;
   };
-  searchRows: SearchRowsSize | null;
+  searchRows: TableSize | null;
   renewalSignals: TableSize | null;
   /** What the new endpoints' cases were picked as (deterministic, from the loaded database). */
   picks: string[];

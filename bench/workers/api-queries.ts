@@ -10,7 +10,6 @@ import type {
   CaseResult,
   IngestOutcome,
   MemoryReading,
-  SearchRowsSize,
   TableSize,
   WindowResult,
   WorkerOutput,
@@ -65,7 +64,8 @@ const reading = (): MemoryReading => {
   return { rssMb: mb(m.rss), heapUsedMb: mb(m.heapUsed), externalMb: mb(m.external + m.arrayBuffers) };
 };
 
-const one = async <T>(sql: string): Promise<T> => (await db.query<T>(sql)).rows[0] as T;
+const one = async <T>(sql: string, params: unknown[] = []): Promise<T> =>
+  (await db.query<T>(sql, params)).rows[0] as T;
 const counts = () =>
   one<{ tenders: number; awards: number }>(
     "SELECT (SELECT count(*) FROM tenders)::int AS tenders, (SELECT count(*) FROM awards)::int AS awards",
@@ -155,8 +155,18 @@ const nextTender = () => {
 const fragment = (name: string) => name.split(" ").slice(0, 2).join(" ");
 const enc = encodeURIComponent;
 
-/** A case of the mix: `body` makes it a POST of that JSON; `free` sends no payment. */
-type Case = { endpoint: string; label: string; path: () => string; body?: unknown; free?: boolean };
+/**
+ * A case of the mix: `body` makes it a POST of that JSON; `free` sends no payment; `mcp` sends the same query as
+ * a `tools/call` to POST /mcp (paid with a dev token for `endpoint`, the REST twin), beside the REST row.
+ */
+type Case = {
+  endpoint: string;
+  label: string;
+  path: () => string;
+  body?: unknown;
+  free?: boolean;
+  mcp?: { tool: string; args: () => Record<string, unknown> };
+};
 const SEARCH = "GET /v1/search";
 const RENEWALS = "GET /v1/renewals";
 const OPPORTUNITIES = "GET /v1/companies/:id/opportunities";
@@ -308,6 +318,40 @@ const cases: Case[] = [
   { endpoint: "GET /v1/demo", label: "free", path: () => "/v1/demo", free: true },
 ];
 
+// The same queries over MCP (tools/call, JSON responses), to read MCP's overhead as a ratio to the REST rows.
+const MCP = "POST /mcp";
+const mirrored: { endpoint: string; rest: string; tool: string; args: () => Record<string, unknown> }[] = [
+  { endpoint: SEARCH, rest: "common word", tool: "search_tenders", args: () => ({ q: "servicio" }) },
+  { endpoint: SEARCH, rest: "cpv 72", tool: "search_tenders", args: () => ({ cpv: "72" }) },
+  {
+    endpoint: "GET /v1/tenders/:id",
+    rest: "random ids",
+    tool: "get_tender",
+    args: () => ({ id: nextTender() }),
+  },
+  {
+    endpoint: "GET /v1/companies/:id",
+    rest: "big company",
+    tool: "get_company",
+    args: () => ({ id: bigCompany.id }),
+  },
+  { endpoint: RENEWALS, rest: "no filter", tool: "get_renewals", args: () => ({}) },
+];
+for (const m of mirrored) {
+  const twin = cases.find((c) => c.endpoint === m.endpoint && c.label === m.rest);
+  if (twin) {
+    cases.push({
+      endpoint: MCP,
+      label: `${m.tool} (REST twin: ${twin.endpoint} "${m.rest}")`,
+      path: () => "/mcp",
+      mcp: { tool: m.tool, args: m.args },
+      // The dev token is asked for the REST twin's endpoint: an MCP call is paid as its twin.
+      free: false,
+      body: twin.endpoint,
+    });
+  }
+}
+
 interface Call {
   ms: number;
   status: number;
@@ -318,18 +362,54 @@ interface Call {
  * One call: a dev token for a paid endpoint (not timed), then the request (a POST of `body` as JSON when given),
  * timed until its body is read.
  */
+async function devTokenFor(endpoint: string): Promise<string> {
+  const faucet = await fetch(`${base}/v1/dev-faucet`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ endpoint }),
+  });
+  return ((await faucet.json()) as { token: string }).token;
+}
+
+/** One MCP tools/call, paid with a dev token for the REST twin (not timed), timed until its body is read. */
+async function callMcp(twin: string, tool: string, args: Record<string, unknown>): Promise<Call> {
+  const token = await devTokenFor(twin);
+  const started = performance.now();
+  const res = await fetch(`${base}/mcp`, {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name: tool, arguments: { ...args, payment_token: token } },
+    }),
+  });
+  const received = await res.arrayBuffer();
+  // A tool's answer is {result: {structuredContent: {data, meta}}}: report it like a REST body.
+  let body = received;
+  try {
+    const rpc = JSON.parse(new TextDecoder().decode(received)) as {
+      result?: { structuredContent?: unknown; isError?: boolean };
+    };
+    const content = rpc.result?.structuredContent;
+    body = new TextEncoder().encode(JSON.stringify(content ?? {})).buffer as ArrayBuffer;
+    if (rpc.result?.isError || (content as { payment_required?: boolean } | undefined)?.payment_required) {
+      return { ms: performance.now() - started, status: 0, body };
+    }
+  } catch {
+    return { ms: performance.now() - started, status: 0, body };
+  }
+  return { ms: performance.now() - started, status: res.status, body };
+}
+
 async function call(endpoint: string, path: string, paid: boolean, body?: unknown): Promise<Call> {
   const headers: Record<string, string> = {};
   if (body !== undefined) {
     headers["content-type"] = "application/json";
   }
   if (paid) {
-    const faucet = await fetch(`${base}/v1/dev-faucet`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ endpoint }),
-    });
-    headers["x-payment"] = ((await faucet.json()) as { token: string }).token;
+    headers["x-payment"] = await devTokenFor(endpoint);
   }
   const started = performance.now();
   const res = await fetch(
@@ -372,7 +452,9 @@ async function measure(c: Case, times: number, paid = true): Promise<CaseResult>
   let first = 0;
   let last: Call | undefined;
   for (let i = -1; i < times; i++) {
-    last = await call(c.endpoint, c.path(), paid && !c.free, c.body);
+    last = c.mcp
+      ? await callMcp(String(c.body), c.mcp.tool, c.mcp.args())
+      : await call(c.endpoint, c.path(), paid && !c.free, c.body);
     if (i >= 0) {
       ms.push(last.ms);
     } else {
@@ -398,7 +480,7 @@ const health = await measure(
 );
 
 const results: CaseResult[] = [];
-for (const c of cases.filter((c) => served.has(c.endpoint) || c.free)) {
+for (const c of cases.filter((c) => served.has(c.endpoint) || c.free || c.mcp)) {
   results.push(await measure(c, repeats));
 }
 await collect();
@@ -475,38 +557,22 @@ const newCorpus = process.env.BENCH_NEW_CORPUS_DIR ?? "";
 const around = newCorpus && searchCases.length > 0 ? await aroundIngest(newCorpus) : null;
 
 /** The denormalized search table and its indexes, when the schema has one (PostgreSQL-only search design). */
-async function searchRowsSize(): Promise<SearchRowsSize | null> {
-  const exists = await one<{ present: boolean }>("SELECT to_regclass('search_rows') IS NOT NULL AS present");
+/** Rows and bytes of a table and of each of its indexes; null when the table does not exist. */
+async function tableSize(name: "search_rows" | "renewal_signals"): Promise<TableSize | null> {
+  const exists = await one<{ present: boolean }>("SELECT to_regclass($1) IS NOT NULL AS present", [name]);
   if (!exists.present) {
     return null;
   }
+  // The name is one of two literals (typed above), never input: safe to place in the statement.
   const table = await one<{ total: string; heap: string; rows: string }>(
-    `SELECT pg_total_relation_size('search_rows')::text AS total, pg_relation_size('search_rows')::text AS heap,
-            (SELECT count(*) FROM search_rows)::text AS rows`,
+    `SELECT pg_total_relation_size('${name}')::text AS total, pg_relation_size('${name}')::text AS heap,
+            (SELECT count(*) FROM ${name})::text AS rows`,
   );
   const indexes = (
     await db.query<{ name: string; bytes: string }>(
       `SELECT indexname AS name, pg_relation_size(format('%I.%I', schemaname, indexname)::regclass)::text AS bytes
-         FROM pg_indexes WHERE tablename = 'search_rows' ORDER BY 2::bigint DESC, 1`,
-    )
-  ).rows;
-  return {
-    rows: Number(table.rows),
-    totalBytes: Number(table.total),
-    heapBytes: Number(table.heap),
-    indexes: indexes.map((i) => ({ name: i.name, bytes: Number(i.bytes) })),
-  };
-}
-async function renewalSignalsSize(): Promise<TableSize> {
-  const table = await one<{ total: string; heap: string; rows: string }>(
-    `SELECT pg_total_relation_size('renewal_signals')::text AS total,
-            pg_relation_size('renewal_signals')::text AS heap,
-            (SELECT count(*) FROM renewal_signals)::text AS rows`,
-  );
-  const indexes = (
-    await db.query<{ name: string; bytes: string }>(
-      `SELECT indexname AS name, pg_relation_size(format('%I.%I', schemaname, indexname)::regclass)::text AS bytes
-         FROM pg_indexes WHERE tablename = 'renewal_signals' ORDER BY 2::bigint DESC, 1`,
+         FROM pg_indexes WHERE tablename = $1 ORDER BY 2::bigint DESC, 1`,
+      [name],
     )
   ).rows;
   return {
@@ -518,13 +584,13 @@ async function renewalSignalsSize(): Promise<TableSize> {
 }
 let renewalSignals: TableSize | null = null;
 try {
-  renewalSignals = await renewalSignalsSize();
+  renewalSignals = await tableSize("renewal_signals");
 } catch {
   renewalSignals = null;
 }
-let searchRows: SearchRowsSize | null = null;
+let searchRows: TableSize | null = null;
 try {
-  searchRows = await searchRowsSize();
+  searchRows = await tableSize("search_rows");
 } catch {
   searchRows = null;
 }

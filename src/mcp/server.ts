@@ -11,7 +11,7 @@ import {
   PaymentRequiredError,
   type PaymentSettlement,
 } from "../domain/errors.ts";
-import { getPricing } from "../domain/pricing/get-pricing.ts";
+import { getPricing, pricingInputOf } from "../domain/pricing/get-pricing.ts";
 import { priceOf } from "../domain/pricing/price-table.ts";
 import { describeIssues } from "../domain/validation.ts";
 import { centsToUsd } from "../lib/money.ts";
@@ -217,17 +217,7 @@ async function callFree(
     return dataResult(envelope, `Balance ${balance.balance_usd} USD (${balance.balance_cents} cents).`);
   }
   // get_pricing: the same answer as GET /v1/pricing.
-  const pricing = getPricing({
-    input: {
-      paymentsMode: deps.config.PAYMENTS_MODE,
-      servedRoutes: deps.servedRoutes(),
-      subscription: {
-        provider: deps.config.MOR_PROVIDER,
-        priceMonthlyCents: deps.config.MOR_PRICE_MONTHLY_CENTS,
-      },
-      x402: deps.payments.x402 ?? undefined,
-    },
-  });
+  const pricing = getPricing({ input: pricingInputOf(deps) });
   const envelope = buildEnvelope(request.requestId, pricing, { priceCents: 0, paid: false });
   return dataResult(
     envelope,

@@ -111,4 +111,21 @@ describe("npm run cli", () => {
     expect(pretty.stdout.trim().split("\n").length).toBeGreaterThan(10);
     expect(JSON.parse(pretty.stdout)).toEqual(JSON.parse(inspect.stdout));
   });
+
+  it("seed, ingest ted and retention print exactly one JSON line on stdout too", async () => {
+    const runs = [
+      ["seed", "--synthetic", "3", "--seed", "5"],
+      ["ingest", "ted", "--source", `${SHARED_DIR}fixtures/ted`],
+      ["retention"],
+    ];
+    for (const args of runs) {
+      const { code, stdout, stderr } = await runEntry("src/cli.ts", args, {
+        ...database.env,
+        LOG_LEVEL: "info",
+      });
+      expect(code, `${args.join(" ")}: ${stderr}`).toBe(0);
+      expect(stdout.trim().split("\n"), args.join(" ")).toHaveLength(1);
+      expect(JSON.parse(stdout), args.join(" ")).toHaveProperty("command");
+    }
+  }, 180_000);
 });

@@ -12,6 +12,26 @@ export interface PricingInput {
   x402?: X402Terms;
 }
 
+/**
+ * This deployment's pricing input, from its configuration, the routes it serves and its x402 terms: what REST's
+ * GET /v1/pricing and MCP's get_pricing both answer from.
+ */
+export function pricingInputOf(deps: {
+  config: { PAYMENTS_MODE: PaymentsMode; MOR_PROVIDER: string; MOR_PRICE_MONTHLY_CENTS: number };
+  servedRoutes(): readonly string[];
+  payments: { x402?: X402Terms | null };
+}): PricingInput {
+  return {
+    paymentsMode: deps.config.PAYMENTS_MODE,
+    servedRoutes: deps.servedRoutes(),
+    subscription: {
+      provider: deps.config.MOR_PROVIDER,
+      priceMonthlyCents: deps.config.MOR_PRICE_MONTHLY_CENTS,
+    },
+    x402: deps.payments.x402 ?? undefined,
+  };
+}
+
 /** Where and how x402 payments are made (the resolved X402_* settings). */
 export interface X402Terms {
   network: string;

@@ -1,5 +1,5 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
-import { getPricing } from "../../../domain/pricing/get-pricing.ts";
+import { getPricing, pricingInputOf } from "../../../domain/pricing/get-pricing.ts";
 import type { HttpDeps } from "../../deps.ts";
 import type { AppEnv } from "../../env.ts";
 import { envelope, envelopeSchema } from "../../envelope.ts";
@@ -70,17 +70,7 @@ const route = createRoute({
 
 export function registerGetPricing(app: OpenAPIHono<AppEnv>, deps: HttpDeps): void {
   app.openapi(route, (c) => {
-    const pricing = getPricing({
-      input: {
-        paymentsMode: deps.config.PAYMENTS_MODE,
-        servedRoutes: deps.servedRoutes(),
-        subscription: {
-          provider: deps.config.MOR_PROVIDER,
-          priceMonthlyCents: deps.config.MOR_PRICE_MONTHLY_CENTS,
-        },
-        x402: deps.payments.x402 ?? undefined,
-      },
-    });
+    const pricing = getPricing({ input: pricingInputOf(deps) });
     return c.json(envelope(c, pricing, { priceCents: 0, paid: false }), 200);
   });
 }
