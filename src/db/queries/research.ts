@@ -20,6 +20,11 @@ export interface ResearchScope {
   now: Date;
   /** Rows per group to read (the brief keeps at most this many findings in all). */
   limit: number;
+  /**
+   * The matching tenders, newest first (matchedTenderIds), read once per brief: the tender-side reads start from
+   * these ids instead of matching the text again (a frequent topic's match costs what a search costs).
+   */
+  tenderIds?: readonly number[];
 }
 
 /** The newest matching rows of a kind, as a materialized CTE named `name`. */
@@ -30,6 +35,13 @@ function matchedCte(
   params: Params,
   extraColumns = "",
 ): string {
+  if (kind === "tender" && scope.tenderIds) {
+    return `${name} AS MATERIALIZED (
+       SELECT s.id, s.tender_id, s.date, s.buyer_id, s.company_id, s.cpv_prefixes${extraColumns}
+         FROM search_rows s
+        WHERE s.kind = 'tender' AND s.id = ANY(${params.add(scope.tenderIds)}::bigint[])
+     )`;
+  }
   const conditions: string[] = [];
   if (scope.q !== null) {
     conditions.push(`s.tsv @@ ${spanishTsquery(params.add(scope.q))}`);
@@ -48,6 +60,18 @@ function matchedCte(
         ORDER BY s.date DESC NULLS LAST, s.id DESC
         LIMIT ${params.add(SEARCH_WINDOW + 1)}
      )`;
+}
+
+/** The matching tenders' ids, newest first (date, then id), at most SEARCH_WINDOW + 1 of them. */
+export async function matchedTenderIds(db: Queryable, scope: ResearchScope): Promise<number[]> {
+  const params = new Params();
+  const cte = matchedCte("mt", "tender", { ...scope, tenderIds: undefined }, params);
+  const { rows } = await db.query<{ ids: (number | string)[] }>(
+    `WITH ${cte} SELECT ARRAY(SELECT id FROM mt ORDER BY date DESC NULLS LAST, id DESC) AS ids`,
+    params.values,
+  );
+  // node-postgres returns int8[] elements as strings.
+  return (rows[0]?.ids ?? []).map(Number);
 }
 
 export interface MatchedTenderRow {
@@ -75,21 +99,22 @@ export async function matchedTenders(
   scope: ResearchScope,
 ): Promise<{ matched: number; newest: MatchedTenderRow[] }> {
   const params = new Params();
-  let flags = ", false AS in_title, false AS in_text";
+  const cte = matchedCte("mt", "tender", scope, params);
+  // Where the words are is decided for the page's rows only, not for every match.
+  let flags = "false AS in_title, false AS in_text";
   if (scope.q !== null) {
     const q = spanishTsquery(params.add(scope.q));
-    flags = `, ts_filter(s.tsv, '{a}') @@ ${q} AS in_title, s.tsv @@ ${q} AS in_text`;
+    flags = `ts_filter(p.tsv, '{a}') @@ ${q} AS in_title, p.tsv @@ ${q} AS in_text`;
   }
-  const cte = matchedCte("mt", "tender", scope, params, flags);
   const { rows } = await db.query<{ matched: number; newest: MatchedTenderRow[] | null }>(
     `WITH ${cte}
      SELECT (SELECT count(*)::int FROM mt) AS matched,
             (SELECT json_agg(row_to_json(n) ORDER BY n.ord)
                FROM (SELECT row_number() OVER (ORDER BY mt.date DESC NULLS LAST, mt.id DESC) AS ord,
                             t.id, t.title, t.buyer_id, b.name AS buyer_name, t.publication_date, t.deadline,
-                            t.cpv_main, t.estimated_value, t.currency, t.source, t.source_ref, t.url, mt.in_title,
-                            mt.in_text
+                            t.cpv_main, t.estimated_value, t.currency, t.source, t.source_ref, t.url, ${flags}
                        FROM (SELECT * FROM mt ORDER BY date DESC NULLS LAST, id DESC LIMIT ${params.add(scope.limit)}) mt
+                       JOIN search_rows p ON p.kind = 'tender' AND p.id = mt.id
                        JOIN tenders t ON t.id = mt.id
                        LEFT JOIN buyers b ON b.id = t.buyer_id) n) AS newest`,
     params.values,

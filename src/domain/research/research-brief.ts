@@ -4,6 +4,7 @@ import {
   type EvidenceRow,
   matchedCompanies,
   matchedSignals,
+  matchedTenderIds,
   matchedTenders,
   openMatchedTenders,
   type ResearchScope,
@@ -251,12 +252,17 @@ export async function researchBrief({
     now,
     limit: input.limit,
   };
-  const [tenders, signals, companies, open, buyers] = await Promise.all([
-    matchedTenders(db, scope),
-    matchedSignals(db, scope),
+  // The text is matched once per side: awards in parallel with tenders, whose ids every tender-side read reuses.
+  const [tenderIds, companies] = await Promise.all([
+    matchedTenderIds(db, scope),
     matchedCompanies(db, scope),
-    openMatchedTenders(db, scope, OPPORTUNITY_WINDOW_DAYS),
-    activeBuyers(db, scope, addMonths(today, -12)),
+  ]);
+  const byIds: ResearchScope = { ...scope, tenderIds };
+  const [tenders, signals, open, buyers] = await Promise.all([
+    matchedTenders(db, byIds),
+    matchedSignals(db, byIds),
+    openMatchedTenders(db, byIds, OPPORTUNITY_WINDOW_DAYS),
+    activeBuyers(db, byIds, addMonths(today, -12)),
   ]);
 
   const tenderFindings: TenderFinding[] = tenders.newest.map((t) => ({
