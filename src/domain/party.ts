@@ -3,3 +3,8 @@ export interface PartyRef {
   id: number;
   name: string;
 }
+
+/** The reference of a party row joined by id and name, or null when either is missing (never a nameless party). */
+export function partyRef(id: number | null, name: string | null): PartyRef | null {
+  return id !== null && name !== null ? { id, name } : null;
+}

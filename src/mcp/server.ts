@@ -14,7 +14,6 @@ import {
 import { getPricing, pricingInputOf } from "../domain/pricing/get-pricing.ts";
 import { priceOf } from "../domain/pricing/price-table.ts";
 import { describeIssues } from "../domain/validation.ts";
-import { centsToUsd } from "../lib/money.ts";
 import { assertUsableClientKey, bundleEntry } from "../payments/credits/credits.ts";
 import type { McpDeps, McpRequestContext } from "./deps.ts";
 import { credentialsOf, type PaymentContext, paymentRequiredContent, settlementMeta } from "./payment.ts";
@@ -181,26 +180,16 @@ async function purchaseCredits(
     }
     throw error;
   }
-  let balance: Awaited<ReturnType<McpDeps["payments"]["credits"]["creditBundle"]>>;
-  try {
-    balance = await deps.payments.credits.creditBundle({
-      key: client_key,
-      entry,
-      reference: `request:${request.requestId}`,
-    });
-  } catch (error) {
-    request.log.error({ err: error, endpoint: entry.endpoint }, "bundle paid but not credited");
-    throw new DomainError(
-      "internal",
-      "The payment was taken but the credits could not be added.",
-      `Report request id ${request.requestId} to the operator: the bundle will be credited by hand. Do not pay again.`,
-    );
-  }
-  const data = { ...balance, credited_cents: entry.priceCents, credited_usd: centsToUsd(entry.priceCents) };
+  const data = await deps.payments.credits.creditPaidBundle({
+    key: client_key,
+    entry,
+    requestId: request.requestId,
+    log: request.log,
+  });
   const envelope = buildEnvelope(request.requestId, data, { priceCents: entry.priceCents, paid: true });
   return dataResult(
     envelope,
-    `Credited ${data.credited_usd} USD; balance ${balance.balance_usd} USD.`,
+    `Credited ${data.credited_usd} USD; balance ${data.balance_usd} USD.`,
     settlement,
   );
 }

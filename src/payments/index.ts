@@ -7,8 +7,9 @@ import type { Logger } from "../lib/logger.ts";
 import { centsToUsd } from "../lib/money.ts";
 import {
   type Balance,
+  type BundlePurchase,
   createCreditsMethod,
-  creditBundle,
+  creditPaidBundle,
   getBalance,
   isBundleEndpoint,
 } from "./credits/credits.ts";
@@ -42,8 +43,8 @@ export interface Payments {
   /** Prepaid credit accounts named by client keys. */
   credits: {
     balance(key: string): Promise<Balance>;
-    /** Credits a bundle whose payment has been made final (see `POST /v1/billing/credits/:amount`). */
-    creditBundle(purchase: Parameters<typeof creditBundle>[1]): Promise<Balance>;
+    /** Credits a bundle whose payment has been made final (`POST /v1/billing/credits/:amount`, MCP purchase). */
+    creditPaidBundle(purchase: Parameters<typeof creditPaidBundle>[1]): Promise<BundlePurchase>;
   };
   /** The merchant-of-record subscription; null when no provider is configured. */
   subscription: SubscriptionService | null;
@@ -125,7 +126,7 @@ export function createPayments(deps: PaymentsDeps): Payments {
     },
     credits: {
       balance: (key) => getBalance(deps, key),
-      creditBundle: (purchase) => creditBundle(deps, purchase),
+      creditPaidBundle: (purchase) => creditPaidBundle(deps, purchase),
     },
     subscription: deps.subscription
       ? createSubscriptionService({ db: deps.db, now: deps.now, settings: deps.subscription })

@@ -8,7 +8,7 @@ import {
 import { calendarDate } from "../../lib/calendar.ts";
 import { type DomainContext, readerOf } from "../context.ts";
 import { PagedIdInputSchema } from "../params.ts";
-import type { PartyRef } from "../party.ts";
+import { type PartyRef, partyRef } from "../party.ts";
 import { type Provenance, provenanceOf } from "../provenance.ts";
 import { companyNotFound } from "./not-found.ts";
 
@@ -114,8 +114,7 @@ function toOpportunity(row: OpportunityRow): Opportunity {
     currency: row.currency,
     nuts: row.nuts,
     url: row.url,
-    buyer:
-      row.buyer_id !== null && row.buyer_name !== null ? { id: row.buyer_id, name: row.buyer_name } : null,
+    buyer: partyRef(row.buyer_id, row.buyer_name),
     score: row.score,
     same_buyer: row.same_buyer,
     same_cpv: row.same_cpv,

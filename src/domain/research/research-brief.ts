@@ -13,7 +13,7 @@ import { hasSearchableWords, partyIdsNamedLike, SEARCH_WINDOW } from "../../db/q
 import { addMonths, calendarDate } from "../../lib/calendar.ts";
 import { OPPORTUNITY_WINDOW_DAYS } from "../companies/list-company-opportunities.ts";
 import { type DomainContext, readerOf } from "../context.ts";
-import type { PartyRef } from "../party.ts";
+import { type PartyRef, partyRef } from "../party.ts";
 import { type Provenance, provenanceOf } from "../provenance.ts";
 import type { Confidence, SignalType } from "../renewals/signal.ts";
 
@@ -268,7 +268,7 @@ export async function researchBrief({
   const tenderFindings: TenderFinding[] = tenders.newest.map((t) => ({
     tender_id: t.id,
     title: t.title,
-    buyer: t.buyer_id !== null && t.buyer_name !== null ? { id: t.buyer_id, name: t.buyer_name } : null,
+    buyer: partyRef(t.buyer_id, t.buyer_name),
     publication_date: t.publication_date,
     deadline: t.deadline ? t.deadline.toISOString() : null,
     cpv_main: t.cpv_main,

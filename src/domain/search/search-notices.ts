@@ -10,7 +10,7 @@ import {
 } from "../../db/queries/search.ts";
 import { type DomainContext, readerOf } from "../context.ts";
 import { CpvParam, DateParam, NameFragmentParam, PageParam, RegionParam, SizeParam } from "../params.ts";
-import type { PartyRef } from "../party.ts";
+import { type PartyRef, partyRef } from "../party.ts";
 import { type Provenance, provenanceOf } from "../provenance.ts";
 
 /** The row kinds a search lists: awards (default), tenders, or contracts (awards whose contract is signed). */
@@ -148,9 +148,8 @@ function toSearchRow(kind: SearchKind, r: SearchRowRecord): SearchRow {
     source_ref: r.source_ref,
     title: r.title,
     date: r.date,
-    buyer: r.buyer_id !== null && r.buyer_name !== null ? { id: r.buyer_id, name: r.buyer_name } : null,
-    company:
-      r.company_id !== null && r.company_name !== null ? { id: r.company_id, name: r.company_name } : null,
+    buyer: partyRef(r.buyer_id, r.buyer_name),
+    company: partyRef(r.company_id, r.company_name),
     value: r.value,
     currency: r.currency,
     cpv: r.cpv,

@@ -5,7 +5,7 @@ import { findTenderById, listAwardsByTender } from "../../db/queries/tenders.ts"
 import { type DomainContext, readerOf } from "../context.ts";
 import { NotFoundError } from "../errors.ts";
 import { IdInputSchema } from "../params.ts";
-import type { PartyRef } from "../party.ts";
+import { type PartyRef, partyRef } from "../party.ts";
 import { type Provenance, provenanceOf } from "../provenance.ts";
 
 export interface Award {
@@ -102,8 +102,7 @@ export function toTender(row: TenderRow, awards: Award[]): Tender {
     nuts: row.nuts,
     nuts_name: row.nuts_name,
     url: row.url,
-    buyer:
-      row.buyer_id !== null && row.buyer_name !== null ? { id: row.buyer_id, name: row.buyer_name } : null,
+    buyer: partyRef(row.buyer_id, row.buyer_name),
     awards,
   };
 }

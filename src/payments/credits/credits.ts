@@ -8,7 +8,7 @@ import {
   findAccountByKeyHash,
   insertLedgerEntry,
 } from "../../db/queries/credits.ts";
-import { InvalidInputError, NotFoundError, PaymentRequiredError } from "../../domain/errors.ts";
+import { DomainError, InvalidInputError, NotFoundError, PaymentRequiredError } from "../../domain/errors.ts";
 import { findPrice, PRICE_TABLE, type PriceEntry } from "../../domain/pricing/price-table.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { centsToUsd } from "../../lib/money.ts";
@@ -265,4 +265,46 @@ export async function creditBundle(
     return { ...created, balance_cents: change.balanceCents, trial_calls: change.trialCalls, updated_at: at };
   });
   return balanceOf(account, at);
+}
+
+/** What a bundle purchase answers with: the account's new balance and what was credited. */
+export interface BundlePurchase extends Balance {
+  credited_cents: number;
+  credited_usd: string;
+}
+
+/**
+ * Credits a bundle whose payment is final, for REST and MCP alike. The payment is already taken, so a failure
+ * here must not read as "try again": it is an internal error telling the caller not to pay twice, and it is
+ * logged for the operator to credit by hand.
+ */
+export async function creditPaidBundle(
+  deps: { db: Db; now: Clock },
+  purchase: {
+    key: string;
+    entry: PriceEntry;
+    requestId: string;
+    log: { error(obj: object, msg: string): void };
+  },
+): Promise<BundlePurchase> {
+  let balance: Balance;
+  try {
+    balance = await creditBundle(deps, {
+      key: purchase.key,
+      entry: purchase.entry,
+      reference: `request:${purchase.requestId}`,
+    });
+  } catch (error) {
+    purchase.log.error({ err: error, endpoint: purchase.entry.endpoint }, "bundle paid but not credited");
+    throw new DomainError(
+      "internal",
+      "The payment was taken but the credits could not be added.",
+      `Report request id ${purchase.requestId} to the operator: the bundle will be credited by hand. Do not pay again.`,
+    );
+  }
+  return {
+    ...balance,
+    credited_cents: purchase.entry.priceCents,
+    credited_usd: centsToUsd(purchase.entry.priceCents),
+  };
 }

@@ -1,5 +1,4 @@
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
-import { DomainError } from "../../../domain/errors.ts";
 import { centsToUsd } from "../../../lib/money.ts";
 import { assertUsableClientKey, BUNDLE_AMOUNTS, bundleEntry } from "../../../payments/credits/credits.ts";
 import type { HttpDeps } from "../../deps.ts";
@@ -47,19 +46,12 @@ export function registerBuyCredits(app: OpenAPIHono<AppEnv>, deps: HttpDeps): vo
     }
     // The credit is the content: it is written only once the payment is final (settled), never before.
     const { priceCents } = await servePaid(c, deps, entry.endpoint, async () => entry);
-    const requestId = c.get("requestId");
-    let balance: Awaited<ReturnType<HttpDeps["payments"]["credits"]["creditBundle"]>>;
-    try {
-      balance = await deps.payments.credits.creditBundle({ key, entry, reference: `request:${requestId}` });
-    } catch (error) {
-      c.get("log").error({ err: error, endpoint: entry.endpoint }, "bundle paid but not credited");
-      throw new DomainError(
-        "internal",
-        "The payment was taken but the credits could not be added.",
-        `Report request id ${requestId} to the operator: the bundle will be credited by hand. Do not pay again.`,
-      );
-    }
-    const data = { ...balance, credited_cents: entry.priceCents, credited_usd: centsToUsd(entry.priceCents) };
+    const data = await deps.payments.credits.creditPaidBundle({
+      key,
+      entry,
+      requestId: c.get("requestId"),
+      log: c.get("log"),
+    });
     return c.json(envelope(c, data, { priceCents, paid: true }), 200);
   });
 }
