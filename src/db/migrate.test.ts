@@ -28,7 +28,7 @@ const EXPECTED_TABLES = [
   "payment_proofs",
   "renewal_backtests",
   "renewal_signals",
-  "renewal_signals_dirty",
+  "renewal_signals_dirty_pairs",
   "schema_migrations",
   "search_rows",
   "search_rows_pending",
