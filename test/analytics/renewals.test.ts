@@ -241,7 +241,9 @@ describe("renewal signals on a crafted history", () => {
   });
 
   it("recomputes the pairs of a renamed incumbent's awards: its name is part of their basis", async () => {
-    await t.db.query("UPDATE companies SET name = name || ' (renamed)' WHERE id = (SELECT min(id) FROM companies)");
+    await t.db.query(
+      "UPDATE companies SET name = name || ' (renamed)' WHERE id = (SELECT min(id) FROM companies)",
+    );
     const step = await recomputeSignals({ db: t.db, log, now: KEEP_ALL });
     expect(step.pairs).toBeGreaterThan(0);
     const renamed = await storedSignals(t.db);

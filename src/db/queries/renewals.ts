@@ -185,7 +185,10 @@ export async function deleteSignalsEndedBefore(db: Queryable, date: string): Pro
 }
 
 /** Deletes the signals of these buyer x division pairs, or every signal. */
-export async function deleteSignals(db: Queryable, scope: readonly BuyerDivisions[] | "all"): Promise<number> {
+export async function deleteSignals(
+  db: Queryable,
+  scope: readonly BuyerDivisions[] | "all",
+): Promise<number> {
   if (scope === "all") {
     return (await db.query("DELETE FROM renewal_signals")).rowCount ?? 0;
   }
