@@ -53,7 +53,9 @@ describe("loadConfig", () => {
       /^TEST_PAID_DELAY_MAX_MS: a test hook, accepted only with NODE_ENV=test$/,
     );
     expect(() => loadConfig({ TEST_PAID_DELAY_MAX_MS: "5000", NODE_ENV: "production" })).toThrow(ConfigError);
-    expect(loadConfig({ TEST_PAID_DELAY_MAX_MS: "5000", NODE_ENV: "test" }).TEST_PAID_DELAY_MAX_MS).toBe(5000);
+    expect(loadConfig({ TEST_PAID_DELAY_MAX_MS: "5000", NODE_ENV: "test" }).TEST_PAID_DELAY_MAX_MS).toBe(
+      5000,
+    );
     expect(loadConfig({}).TEST_PAID_DELAY_MAX_MS).toBeUndefined();
   });
 
