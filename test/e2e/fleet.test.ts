@@ -428,7 +428,11 @@ describe.skipIf(TEST_ENGINE === "pglite")(
       const signalled = Date.now();
       c.spawned.child.kill("SIGTERM");
       // Logged just before the listener closes.
-      await waitFor("c begins its shutdown", () => c.spawned.stdout().includes('"msg":"shutting down"'), 5_000);
+      await waitFor(
+        "c begins its shutdown",
+        () => c.spawned.stdout().includes('"msg":"shutting down"'),
+        5_000,
+      );
       measured.newConnectionDuringDrain = await freshConnection(c.port);
       expect(measured.newConnectionDuringDrain).toBe("ECONNREFUSED");
       const code = await c.spawned.exited;
