@@ -57,6 +57,11 @@ const PROBE_KEY = "fleet-probe-key-0-abcdefgh";
 
 const DRAWN = { credits: 1_200, dev: 300, x402: 120, devTwins: 30, x402Twins: 15, missing: 10 };
 const CONCURRENCY = 16;
+/**
+ * Generous bounds per step (the whole file takes about 50 s on a loaded 2-core machine): a step that overran
+ * vitest's default would leave its traffic running into the next one.
+ */
+const STEP_TIMEOUT_MS = 60_000;
 
 describe.skipIf(TEST_ENGINE === "pglite")(
   "a fleet of three servers on one database (PostgreSQL only: PGlite allows one process per data directory)",
@@ -206,368 +211,395 @@ describe.skipIf(TEST_ENGINE === "pglite")(
       await database?.destroy();
     });
 
-    it("serves credit, dev-token and x402 calls across the fleet while `a` is SIGKILLed holding 20 payments", async () => {
-      // Draws: every class on every replica that takes it; twins are one credential sent twice at once (x402:
-      // to a and b); probes ask for a missing tender (404, never charged).
-      const tokens = await devTokens(DRAWN.dev + DRAWN.missing);
-      const proofs: string[] = [];
-      for (let i = 0; i < DRAWN.x402 + DRAWN.missing; i++) {
-        proofs.push(await signProof());
-      }
-      type Task = { calls: Call[] };
-      const tasks: Task[] = [];
-      for (let i = 0; i < DRAWN.credits; i++) {
-        tasks.push({ calls: [creditCall(CREDIT_KEYS[i % CREDIT_KEYS.length] ?? "", "main")] });
-      }
-      for (let i = 0; i < DRAWN.missing; i++) {
-        tasks.push({ calls: [creditCall(PROBE_KEY, "main", null)] });
-        tasks.push({ calls: [devCall(tokens.pop() ?? "", "main", null)] });
-        tasks.push({ calls: [x402Call(proofs.pop() ?? "", "main", null)] });
-      }
-      tokens.forEach((token, i) => {
-        const first = devCall(token, "main");
-        tasks.push({ calls: i < DRAWN.devTwins ? [first, devCall(token, "main")] : [first] });
-      });
-      proofs.forEach((proof, i) => {
-        const first = x402Call(proof, "main");
-        tasks.push({ calls: i < DRAWN.x402Twins ? [first, x402Call(proof, "main")] : [first] });
-      });
-      tasks.sort(() => Math.random() - 0.5);
-      const total = tasks.length;
-
-      let routable = [a, b, c];
-      const takes = (r: Replica, cls: Call["paymentClass"]) =>
-        cls === "credits" || (cls === "dev" ? r === c : r !== c);
-      const pick = (task: Task): Replica[] => {
-        const cls = task.calls[0]?.paymentClass ?? "credits";
-        const eligible = routable.filter((r) => takes(r, cls));
-        const one = () => eligible[Math.floor(Math.random() * eligible.length)] as Replica;
-        // Twins of an x402 proof go to two different replicas while there are two.
-        if (task.calls.length === 2 && cls === "x402" && eligible.length > 1) {
-          return eligible.slice(0, 2);
+    it(
+      "serves credit, dev-token and x402 calls across the fleet while `a` is SIGKILLed holding 20 payments",
+      async () => {
+        // Draws: every class on every replica that takes it; twins are one credential sent twice at once (x402:
+        // to a and b); probes ask for a missing tender (404, never charged).
+        const tokens = await devTokens(DRAWN.dev + DRAWN.missing);
+        const proofs: string[] = [];
+        for (let i = 0; i < DRAWN.x402 + DRAWN.missing; i++) {
+          proofs.push(await signProof());
         }
-        return task.calls.map(one);
-      };
-
-      const leaderSamples: number[] = [];
-      const killer = async () => {
-        await waitFor("half the draws sent", () => tasks.length <= total / 2, 60_000);
-        // a stops getting new calls; once its own are answered, 20 calls that hold payments go to it.
-        routable = [b, c];
-        await waitFor("a idle", () => a.inFlight === 0, 20_000);
-        const burst = [
-          ...KILL_KEYS.flatMap((key) => Array.from({ length: 5 }, () => creditCall(key, "killed"))),
-          ...(await Promise.all(Array.from({ length: 10 }, signProof))).map((p) => x402Call(p, "killed")),
-        ];
-        for (const held of burst) {
-          held.delayMs = 20_000;
+        type Task = { calls: Call[] };
+        const tasks: Task[] = [];
+        for (let i = 0; i < DRAWN.credits; i++) {
+          tasks.push({ calls: [creditCall(CREDIT_KEYS[i % CREDIT_KEYS.length] ?? "", "main")] });
         }
-        const inFlight = burst.map((held) => send(held, a));
-        calls.push(...burst);
+        for (let i = 0; i < DRAWN.missing; i++) {
+          tasks.push({ calls: [creditCall(PROBE_KEY, "main", null)] });
+          tasks.push({ calls: [devCall(tokens.pop() ?? "", "main", null)] });
+          tasks.push({ calls: [x402Call(proofs.pop() ?? "", "main", null)] });
+        }
+        tokens.forEach((token, i) => {
+          const first = devCall(token, "main");
+          tasks.push({ calls: i < DRAWN.devTwins ? [first, devCall(token, "main")] : [first] });
+        });
+        proofs.forEach((proof, i) => {
+          const first = x402Call(proof, "main");
+          tasks.push({ calls: i < DRAWN.x402Twins ? [first, x402Call(proof, "main")] : [first] });
+        });
+        tasks.sort(() => Math.random() - 0.5);
+        const total = tasks.length;
+
+        let routable = [a, b, c];
+        const takes = (r: Replica, cls: Call["paymentClass"]) =>
+          cls === "credits" || (cls === "dev" ? r === c : r !== c);
+        const pick = (task: Task): Replica[] => {
+          const cls = task.calls[0]?.paymentClass ?? "credits";
+          const eligible = routable.filter((r) => takes(r, cls));
+          const one = () => eligible[Math.floor(Math.random() * eligible.length)] as Replica;
+          // Twins of an x402 proof go to two different replicas while there are two.
+          if (task.calls.length === 2 && cls === "x402" && eligible.length > 1) {
+            return eligible.slice(0, 2);
+          }
+          return task.calls.map(one);
+        };
+
+        const leaderSamples: number[] = [];
+        const killer = async () => {
+          await waitFor("half the draws sent", () => tasks.length <= total / 2, STEP_TIMEOUT_MS * 3);
+          // a stops getting new calls; once its own are answered, 20 calls that hold payments go to it.
+          routable = [b, c];
+          await waitFor("a idle", () => a.inFlight === 0, 20_000);
+          const burst = [
+            ...KILL_KEYS.flatMap((key) => Array.from({ length: 5 }, () => creditCall(key, "killed"))),
+            ...(await Promise.all(Array.from({ length: 10 }, signProof))).map((p) => x402Call(p, "killed")),
+          ];
+          for (const held of burst) {
+            held.delayMs = 20_000;
+          }
+          const inFlight = burst.map((held) => send(held, a));
+          calls.push(...burst);
+          await waitFor(
+            "the 20 burst calls hold their payments",
+            async () => (await heldOnA(burst)) === burst.length,
+            10_000,
+          );
+          leaderSamples.push(...(await leaderCount()));
+          a.spawned.child.kill("SIGKILL");
+          killedAt = Date.now();
+          await a.spawned.exited;
+          await Promise.all(inFlight);
+          // A load balancer that has not noticed yet: new calls to a are refused.
+          const late = Array.from({ length: 5 }, () => creditCall(KILL_KEYS[0] ?? "", "after-kill"));
+          calls.push(...late);
+          await Promise.all(late.map((l) => send(l, a)));
+          measured.takeoverMs = await waitFor(
+            "a survivor leads ingestion",
+            async () =>
+              (await health(b))?.ingest_leader.leading === true ||
+              (await health(c))?.ingest_leader.leading === true,
+            LEADER_RETRY_MS * 3,
+          );
+          leaderSamples.push(...(await leaderCount()));
+        };
+        const leaderCount = async () => {
+          const leading = await Promise.all(
+            [a, b, c].map(async (r) => (await health(r))?.ingest_leader.leading),
+          );
+          return [leading.filter(Boolean).length];
+        };
+        /** Burst calls holding their payment: credit debits pending, x402 proofs claimed. */
+        const heldOnA = (burst: Call[]) =>
+          withDb(async (db) => {
+            const pending = await db.query<{ n: number }>(
+              `SELECT count(*)::int AS n FROM pending_charges p JOIN credit_accounts ac ON ac.id = p.account_id
+              WHERE ac.key_hash = ANY($1)`,
+              [KILL_KEYS.map(keyHash)],
+            );
+            const claimed = await db.query<{ n: number }>(
+              "SELECT count(*)::int AS n FROM payment_proofs WHERE status = 'claimed' AND nonce = ANY($1)",
+              [burst.filter((h) => h.paymentClass === "x402").map((h) => h.credential)],
+            );
+            return (pending.rows[0]?.n ?? 0) + (claimed.rows[0]?.n ?? 0);
+          });
+
+        const started = Date.now();
+        await Promise.all([
+          runPool(CONCURRENCY, () => {
+            const task = tasks.shift();
+            if (!task) {
+              return null;
+            }
+            calls.push(...task.calls);
+            return async () => {
+              const to = pick(task);
+              await Promise.all(task.calls.map((one, i) => send(one, to[i] ?? b)));
+            };
+          }),
+          killer(),
+        ]);
+        measured.trafficMs = Date.now() - started;
+        // Sampled while the burst held payments on a, and again once a survivor had taken over.
+        expect(leaderSamples).toEqual([1, 1]);
+
+        const main = calls.filter((one) => one.phase === "main");
+        // Every main call got an HTTP answer: none was sent to a after it stopped routing there.
+        expect(main.filter((one) => one.status === undefined)).toEqual([]);
+        expect(
+          main.filter((one) => one.status !== undefined && ![200, 402, 404].includes(one.status)),
+        ).toEqual([]);
+        // Every 200 is the tender asked for, marked paid; every probe of a missing tender is a 404.
+        expect(main.filter((one) => one.status === 200 && !one.servedTender)).toEqual([]);
+        expect(main.filter((one) => one.tenderId === null).every((one) => one.status === 404)).toBe(true);
+        // The killed calls never answered; the calls after the kill were refused.
+        const killed = calls.filter((one) => one.phase === "killed");
+        expect(killed.map((one) => one.status)).toEqual(killed.map(() => undefined));
+        const late = calls.filter((one) => one.phase === "after-kill");
+        expect(late.map((one) => one.failure)).toEqual(late.map(() => "ECONNREFUSED"));
+        // Each replica answered its share (a until the kill).
+        for (const name of ["a", "b", "c"]) {
+          expect(main.filter((one) => one.replica === name && one.status === 200).length).toBeGreaterThan(20);
+        }
+      },
+      STEP_TIMEOUT_MS * 4,
+    );
+
+    it(
+      "moved the ingest-leader lock to a survivor within one retry interval; one replica polled at a time",
+      async () => {
+        expect(measured.takeoverMs).toBeLessThanOrEqual(LEADER_RETRY_MS * 3);
+        const before = feedHits.filter((hit) => hit.at < killedAt);
+        expect(before.length).toBeGreaterThan(0);
+        expect(new Set(before.map((hit) => hit.replica))).toEqual(new Set(["a"]));
+        const leaderNow = (await health(b))?.ingest_leader.leading ? "b" : "c";
+        // (A poll a sent just before it died may still arrive just after.)
+        const afterKill = () => feedHits.filter((hit) => hit.at > killedAt + 500);
+        await waitFor("the new leader polls", () => afterKill().length > 0, 10_000);
+        expect(new Set(afterKill().map((hit) => hit.replica))).toEqual(new Set([leaderNow]));
+        const survivorHealth = await health(leaderNow === "b" ? b : c);
+        expect(survivorHealth?.ingest_leader).toMatchObject({ role: "auto", leading: true });
+        // Its ingest runs succeed, and /health says how long ago.
         await waitFor(
-          "the 20 burst calls hold their payments",
-          async () => (await heldOnA(burst)) === burst.length,
+          "a successful placsp run shows in /health",
+          async () => {
+            const h = await health(leaderNow === "b" ? b : c);
+            const placsp = h?.ingestion.find((s) => s.source === "placsp");
+            return placsp?.last_success_age_seconds !== null && (placsp?.last_success_age_seconds ?? 99) < 30;
+          },
           10_000,
         );
-        leaderSamples.push(...(await leaderCount()));
-        a.spawned.child.kill("SIGKILL");
-        killedAt = Date.now();
-        await a.spawned.exited;
-        await Promise.all(inFlight);
-        // A load balancer that has not noticed yet: new calls to a are refused.
-        const late = Array.from({ length: 5 }, () => creditCall(KILL_KEYS[0] ?? "", "after-kill"));
-        calls.push(...late);
-        await Promise.all(late.map((l) => send(l, a)));
-        measured.takeoverMs = await waitFor(
-          "a survivor leads ingestion",
-          async () =>
-            (await health(b))?.ingest_leader.leading === true ||
-            (await health(c))?.ingest_leader.leading === true,
+      },
+      STEP_TIMEOUT_MS,
+    );
+
+    it(
+      "gave back the killed calls' payments within a sweep; its x402 proofs then pay once on b",
+      async () => {
+        measured.sweptAfterKillMs = await waitFor(
+          "the killed calls' payments come back",
+          () =>
+            withDb(async (db) => {
+              const { rows } = await db.query<{ n: number }>(
+                `SELECT (SELECT count(*) FROM pending_charges)::int
+                    + (SELECT count(*) FROM payment_proofs WHERE status = 'claimed')::int AS n`,
+              );
+              return rows[0]?.n === 0;
+            }),
+          SWEEP_INTERVAL_MS * 3,
+        );
+        for (const key of KILL_KEYS) {
+          expect(await withDb((db) => accountState(db, key))).toMatchObject({
+            balance_cents: KILL_CENTS,
+            ledger_cents: KILL_CENTS,
+          });
+        }
+        const killedProofs = calls.filter((one) => one.phase === "killed" && one.paymentClass === "x402");
+        const again = killedProofs.map((one) =>
+          x402Call(one.headers["payment-signature"] ?? "", "retried-after-kill", one.tenderId),
+        );
+        calls.push(...again);
+        await Promise.all(again.map((one) => send(one, b)));
+        expect(again.map((one) => one.status)).toEqual(again.map(() => 200));
+      },
+      STEP_TIMEOUT_MS,
+    );
+
+    it(
+      "SIGTERM: in-flight calls complete, new connections are refused, the process exits at the 10 s grace",
+      async () => {
+        const tokens = await devTokens(6);
+        const short = [
+          ...tokens.map((token) => devCall(token, "sigterm-in-flight")),
+          ...Array.from({ length: 4 }, () => creditCall(TERM_KEY, "sigterm-in-flight")),
+        ];
+        for (const one of short) {
+          one.delayMs = 1_500;
+        }
+        const long = creditCall(TERM_KEY, "sigterm-past-grace");
+        long.delayMs = 40_000;
+        const all = [...short, long];
+        calls.push(...all);
+        const answered = all.map((one) => send(one, c));
+        await waitFor(
+          "the 11 calls hold their payments",
+          () =>
+            withDb(async (db) => {
+              const { rows } = await db.query<{ n: number }>(
+                `SELECT (SELECT count(*) FROM pending_charges)::int
+                    + (SELECT count(*) FROM dev_tokens WHERE held_by IS NOT NULL)::int AS n`,
+              );
+              return rows[0]?.n === all.length;
+            }),
+          10_000,
+        );
+        const signalled = Date.now();
+        c.spawned.child.kill("SIGTERM");
+        // Logged just before the listener closes.
+        await waitFor(
+          "c begins its shutdown",
+          () => c.spawned.stdout().includes('"msg":"shutting down"'),
+          5_000,
+        );
+        measured.newConnectionDuringDrain = await freshConnection(c.port);
+        expect(measured.newConnectionDuringDrain).toBe("ECONNREFUSED");
+        const code = await c.spawned.exited;
+        measured.sigtermExitMs = Date.now() - signalled;
+        await Promise.all(answered);
+        expect(short.map((one) => one.status)).toEqual(short.map(() => 200));
+        expect(short.every((one) => one.servedTender)).toBe(true);
+        // Answered while draining: the connection closes after the answer, so nobody reuses it.
+        expect(short.map((one) => one.connection)).toEqual(short.map(() => "close"));
+        expect(long.status).toBeUndefined();
+        // The grace ran out on the long call: exit code 1, at the grace and not much later.
+        expect(code).toBe(1);
+        expect(measured.sigtermExitMs).toBeGreaterThanOrEqual(SHUTDOWN_GRACE_MS - 500);
+        expect(measured.sigtermExitMs).toBeLessThanOrEqual(SHUTDOWN_GRACE_MS + 2_500);
+        // b leads now, and gives back the long call's debit once c's session is gone.
+        await waitFor(
+          "b leads",
+          async () => (await health(b))?.ingest_leader.leading === true,
           LEADER_RETRY_MS * 3,
         );
-        leaderSamples.push(...(await leaderCount()));
-      };
-      const leaderCount = async () => {
-        const leading = await Promise.all(
-          [a, b, c].map(async (r) => (await health(r))?.ingest_leader.leading),
+        await waitFor(
+          "the long call's debit comes back",
+          async () =>
+            (await withDb((db) => accountState(db, TERM_KEY)))?.balance_cents ===
+            TERM_CENTS - 4 * PRICE_CENTS,
+          SWEEP_INTERVAL_MS * 3,
         );
-        return [leading.filter(Boolean).length];
-      };
-      /** Burst calls holding their payment: credit debits pending, x402 proofs claimed. */
-      const heldOnA = (burst: Call[]) =>
-        withDb(async (db) => {
-          const pending = await db.query<{ n: number }>(
-            `SELECT count(*)::int AS n FROM pending_charges p JOIN credit_accounts ac ON ac.id = p.account_id
-              WHERE ac.key_hash = ANY($1)`,
-            [KILL_KEYS.map(keyHash)],
+      },
+      STEP_TIMEOUT_MS,
+    );
+
+    it(
+      "SIGTERM on the last replica with calls in flight: they complete and it exits 0",
+      async () => {
+        const inFlight = Array.from({ length: 3 }, () => creditCall(LAST_KEY, "last-sigterm"));
+        for (const one of inFlight) {
+          one.delayMs = 1_000;
+        }
+        calls.push(...inFlight);
+        const answered = inFlight.map((one) => send(one, b));
+        await waitFor("b holds 3 debits", () => withDb(async (db) => (await pendingCount(db)) === 3), 10_000);
+        const signalled = Date.now();
+        b.spawned.child.kill("SIGTERM");
+        const code = await b.spawned.exited;
+        measured.cleanExitMs = Date.now() - signalled;
+        await Promise.all(answered);
+        expect(inFlight.map((one) => one.status)).toEqual([200, 200, 200]);
+        expect(code).toBe(0);
+        expect(measured.cleanExitMs).toBeLessThan(SHUTDOWN_GRACE_MS);
+      },
+      STEP_TIMEOUT_MS,
+    );
+
+    it(
+      "afterwards: no credential used twice, no balance negative, ledger = balance, every 200 paid exactly once, nothing charged unserved",
+      async () => {
+        const ok = calls.filter((one) => one.status === 200);
+        const byClass = (cls: Call["paymentClass"]) => ok.filter((one) => one.paymentClass === cls);
+
+        await withDb(async (db) => {
+          // Nothing left in flight: every payment was committed or given back.
+          expect(await pendingCount(db)).toBe(0);
+          const held = await db.query<{ n: number }>(
+            "SELECT count(*)::int AS n FROM dev_tokens WHERE held_by IS NOT NULL",
           );
+          expect(held.rows[0]?.n).toBe(0);
           const claimed = await db.query<{ n: number }>(
-            "SELECT count(*)::int AS n FROM payment_proofs WHERE status = 'claimed' AND nonce = ANY($1)",
-            [burst.filter((h) => h.paymentClass === "x402").map((h) => h.credential)],
+            "SELECT count(*)::int AS n FROM payment_proofs WHERE status = 'claimed'",
           );
-          return (pending.rows[0]?.n ?? 0) + (claimed.rows[0]?.n ?? 0);
-        });
+          expect(claimed.rows[0]?.n).toBe(0);
 
-      const started = Date.now();
-      await Promise.all([
-        runPool(CONCURRENCY, () => {
-          const task = tasks.shift();
-          if (!task) {
-            return null;
+          // Every 200 recorded as paid exactly once, by the method of its class; no paid call without a 200.
+          const apiCalls = await db.query<{ request_id: string; method: string }>(
+            "SELECT request_id::text, method FROM api_calls",
+          );
+          const served = new Map<string, string[]>();
+          for (const row of apiCalls.rows) {
+            served.set(row.request_id, [...(served.get(row.request_id) ?? []), row.method]);
           }
-          calls.push(...task.calls);
-          return async () => {
-            const to = pick(task);
-            await Promise.all(task.calls.map((one, i) => send(one, to[i] ?? b)));
-          };
-        }),
-        killer(),
-      ]);
-      measured.trafficMs = Date.now() - started;
-      // Sampled while the burst held payments on a, and again once a survivor had taken over.
-      expect(leaderSamples).toEqual([1, 1]);
+          for (const one of ok) {
+            expect(served.get(one.requestId), one.requestId).toEqual([one.paymentClass]);
+          }
+          expect(apiCalls.rows.length).toBe(ok.length);
 
-      const main = calls.filter((one) => one.phase === "main");
-      // Every main call got an HTTP answer: none was sent to a after it stopped routing there.
-      expect(main.filter((one) => one.status === undefined)).toEqual([]);
-      expect(main.filter((one) => one.status !== undefined && ![200, 402, 404].includes(one.status))).toEqual(
-        [],
-      );
-      // Every 200 is the tender asked for, marked paid; every probe of a missing tender is a 404.
-      expect(main.filter((one) => one.status === 200 && !one.servedTender)).toEqual([]);
-      expect(main.filter((one) => one.tenderId === null).every((one) => one.status === 404)).toBe(true);
-      // The killed calls never answered; the calls after the kill were refused.
-      const killed = calls.filter((one) => one.phase === "killed");
-      expect(killed.map((one) => one.status)).toEqual(killed.map(() => undefined));
-      const late = calls.filter((one) => one.phase === "after-kill");
-      expect(late.map((one) => one.failure)).toEqual(late.map(() => "ECONNREFUSED"));
-      // Each replica answered its share (a until the kill).
-      for (const name of ["a", "b", "c"]) {
-        expect(main.filter((one) => one.replica === name && one.status === 200).length).toBeGreaterThan(20);
-      }
-    });
-
-    it("moved the ingest-leader lock to a survivor within one retry interval; one replica polled at a time", async () => {
-      expect(measured.takeoverMs).toBeLessThanOrEqual(LEADER_RETRY_MS * 3);
-      const before = feedHits.filter((hit) => hit.at < killedAt);
-      expect(before.length).toBeGreaterThan(0);
-      expect(new Set(before.map((hit) => hit.replica))).toEqual(new Set(["a"]));
-      const leaderNow = (await health(b))?.ingest_leader.leading ? "b" : "c";
-      // (A poll a sent just before it died may still arrive just after.)
-      const afterKill = () => feedHits.filter((hit) => hit.at > killedAt + 500);
-      await waitFor("the new leader polls", () => afterKill().length > 0, 10_000);
-      expect(new Set(afterKill().map((hit) => hit.replica))).toEqual(new Set([leaderNow]));
-      const survivorHealth = await health(leaderNow === "b" ? b : c);
-      expect(survivorHealth?.ingest_leader).toMatchObject({ role: "auto", leading: true });
-      // Its ingest runs succeed, and /health says how long ago.
-      await waitFor(
-        "a successful placsp run shows in /health",
-        async () => {
-          const h = await health(leaderNow === "b" ? b : c);
-          const placsp = h?.ingestion.find((s) => s.source === "placsp");
-          return placsp?.last_success_age_seconds !== null && (placsp?.last_success_age_seconds ?? 99) < 30;
-        },
-        10_000,
-      );
-    });
-
-    it("gave back the killed calls' payments within a sweep; its x402 proofs then pay once on b", async () => {
-      measured.sweptAfterKillMs = await waitFor(
-        "the killed calls' payments come back",
-        () =>
-          withDb(async (db) => {
-            const { rows } = await db.query<{ n: number }>(
-              `SELECT (SELECT count(*) FROM pending_charges)::int
-                    + (SELECT count(*) FROM payment_proofs WHERE status = 'claimed')::int AS n`,
-            );
-            return rows[0]?.n === 0;
-          }),
-        SWEEP_INTERVAL_MS * 3,
-      );
-      for (const key of KILL_KEYS) {
-        expect(await withDb((db) => accountState(db, key))).toMatchObject({
-          balance_cents: KILL_CENTS,
-          ledger_cents: KILL_CENTS,
-        });
-      }
-      const killedProofs = calls.filter((one) => one.phase === "killed" && one.paymentClass === "x402");
-      const again = killedProofs.map((one) =>
-        x402Call(one.headers["payment-signature"] ?? "", "retried-after-kill", one.tenderId),
-      );
-      calls.push(...again);
-      await Promise.all(again.map((one) => send(one, b)));
-      expect(again.map((one) => one.status)).toEqual(again.map(() => 200));
-    });
-
-    it("SIGTERM: in-flight calls complete, new connections are refused, the process exits at the 10 s grace", async () => {
-      const tokens = await devTokens(6);
-      const short = [
-        ...tokens.map((token) => devCall(token, "sigterm-in-flight")),
-        ...Array.from({ length: 4 }, () => creditCall(TERM_KEY, "sigterm-in-flight")),
-      ];
-      for (const one of short) {
-        one.delayMs = 1_500;
-      }
-      const long = creditCall(TERM_KEY, "sigterm-past-grace");
-      long.delayMs = 40_000;
-      const all = [...short, long];
-      calls.push(...all);
-      const answered = all.map((one) => send(one, c));
-      await waitFor(
-        "the 11 calls hold their payments",
-        () =>
-          withDb(async (db) => {
-            const { rows } = await db.query<{ n: number }>(
-              `SELECT (SELECT count(*) FROM pending_charges)::int
-                    + (SELECT count(*) FROM dev_tokens WHERE held_by IS NOT NULL)::int AS n`,
-            );
-            return rows[0]?.n === all.length;
-          }),
-        10_000,
-      );
-      const signalled = Date.now();
-      c.spawned.child.kill("SIGTERM");
-      // Logged just before the listener closes.
-      await waitFor(
-        "c begins its shutdown",
-        () => c.spawned.stdout().includes('"msg":"shutting down"'),
-        5_000,
-      );
-      measured.newConnectionDuringDrain = await freshConnection(c.port);
-      expect(measured.newConnectionDuringDrain).toBe("ECONNREFUSED");
-      const code = await c.spawned.exited;
-      measured.sigtermExitMs = Date.now() - signalled;
-      await Promise.all(answered);
-      expect(short.map((one) => one.status)).toEqual(short.map(() => 200));
-      expect(short.every((one) => one.servedTender)).toBe(true);
-      expect(long.status).toBeUndefined();
-      // The grace ran out on the long call: exit code 1, at the grace and not much later.
-      expect(code).toBe(1);
-      expect(measured.sigtermExitMs).toBeGreaterThanOrEqual(SHUTDOWN_GRACE_MS - 500);
-      expect(measured.sigtermExitMs).toBeLessThanOrEqual(SHUTDOWN_GRACE_MS + 2_500);
-      // b leads now, and gives back the long call's debit once c's session is gone.
-      await waitFor(
-        "b leads",
-        async () => (await health(b))?.ingest_leader.leading === true,
-        LEADER_RETRY_MS * 3,
-      );
-      await waitFor(
-        "the long call's debit comes back",
-        async () =>
-          (await withDb((db) => accountState(db, TERM_KEY)))?.balance_cents === TERM_CENTS - 4 * PRICE_CENTS,
-        SWEEP_INTERVAL_MS * 3,
-      );
-    });
-
-    it("SIGTERM on the last replica with calls in flight: they complete and it exits 0", async () => {
-      const inFlight = Array.from({ length: 3 }, () => creditCall(LAST_KEY, "last-sigterm"));
-      for (const one of inFlight) {
-        one.delayMs = 1_000;
-      }
-      calls.push(...inFlight);
-      const answered = inFlight.map((one) => send(one, b));
-      await waitFor("b holds 3 debits", () => withDb(async (db) => (await pendingCount(db)) === 3), 10_000);
-      const signalled = Date.now();
-      b.spawned.child.kill("SIGTERM");
-      const code = await b.spawned.exited;
-      measured.cleanExitMs = Date.now() - signalled;
-      await Promise.all(answered);
-      expect(inFlight.map((one) => one.status)).toEqual([200, 200, 200]);
-      expect(code).toBe(0);
-      expect(measured.cleanExitMs).toBeLessThan(SHUTDOWN_GRACE_MS);
-    });
-
-    it("afterwards: no credential used twice, no balance negative, ledger = balance, every 200 paid exactly once, nothing charged unserved", async () => {
-      const ok = calls.filter((one) => one.status === 200);
-      const byClass = (cls: Call["paymentClass"]) => ok.filter((one) => one.paymentClass === cls);
-
-      await withDb(async (db) => {
-        // Nothing left in flight: every payment was committed or given back.
-        expect(await pendingCount(db)).toBe(0);
-        const held = await db.query<{ n: number }>(
-          "SELECT count(*)::int AS n FROM dev_tokens WHERE held_by IS NOT NULL",
-        );
-        expect(held.rows[0]?.n).toBe(0);
-        const claimed = await db.query<{ n: number }>(
-          "SELECT count(*)::int AS n FROM payment_proofs WHERE status = 'claimed'",
-        );
-        expect(claimed.rows[0]?.n).toBe(0);
-
-        // Every 200 recorded as paid exactly once, by the method of its class; no paid call without a 200.
-        const apiCalls = await db.query<{ request_id: string; method: string }>(
-          "SELECT request_id::text, method FROM api_calls",
-        );
-        const served = new Map<string, string[]>();
-        for (const row of apiCalls.rows) {
-          served.set(row.request_id, [...(served.get(row.request_id) ?? []), row.method]);
-        }
-        for (const one of ok) {
-          expect(served.get(one.requestId), one.requestId).toEqual([one.paymentClass]);
-        }
-        expect(apiCalls.rows.length).toBe(ok.length);
-
-        // Credits: per account, no negative balance, ledger sum = balance, each debit refunded at most once, and
-        // the debits kept (not refunded) are exactly the 200s of that key.
-        const keys = [...CREDIT_KEYS, ...KILL_KEYS, TERM_KEY, LAST_KEY, PROBE_KEY];
-        for (const key of keys) {
-          const state = await accountState(db, key);
-          expect(state?.balance_cents ?? -1).toBeGreaterThanOrEqual(0);
-          expect(state?.ledger_cents).toBe(state?.balance_cents);
-          const ledger = await db.query<{ kept: number; refunded: number; twice: number }>(
-            `SELECT count(*) FILTER (WHERE r.n IS NULL)::int AS kept,
+          // Credits: per account, no negative balance, ledger sum = balance, each debit refunded at most once, and
+          // the debits kept (not refunded) are exactly the 200s of that key.
+          const keys = [...CREDIT_KEYS, ...KILL_KEYS, TERM_KEY, LAST_KEY, PROBE_KEY];
+          for (const key of keys) {
+            const state = await accountState(db, key);
+            expect(state?.balance_cents ?? -1).toBeGreaterThanOrEqual(0);
+            expect(state?.ledger_cents).toBe(state?.balance_cents);
+            const ledger = await db.query<{ kept: number; refunded: number; twice: number }>(
+              `SELECT count(*) FILTER (WHERE r.n IS NULL)::int AS kept,
                     count(*) FILTER (WHERE r.n = 1)::int AS refunded,
                     count(*) FILTER (WHERE r.n > 1)::int AS twice
                FROM credit_ledger d
                LEFT JOIN (SELECT reference, count(*) AS n FROM credit_ledger WHERE reason = 'refund' GROUP BY reference) r
                  ON r.reference = 'ledger:' || d.id
               WHERE d.account_id = $1 AND d.reason = 'debit'`,
-            [state?.id],
+              [state?.id],
+            );
+            const keyOk = byClass("credits").filter((one) => one.credential === key).length;
+            expect(ledger.rows[0]).toEqual({ kept: keyOk, refunded: expect.any(Number), twice: 0 });
+            expect(state?.balance_cents).toBe((await purchased(db, state?.id ?? 0)) - keyOk * PRICE_CENTS);
+          }
+
+          // Dev tokens: no token paid for two answers; a token is spent exactly when it paid for a 200.
+          const devOk = byClass("dev");
+          expect(new Set(devOk.map((one) => one.credential)).size).toBe(devOk.length);
+          const consumed = await db.query<{ n: number }>(
+            "SELECT count(*)::int AS n FROM dev_tokens WHERE consumed_at IS NOT NULL",
           );
-          const keyOk = byClass("credits").filter((one) => one.credential === key).length;
-          expect(ledger.rows[0]).toEqual({ kept: keyOk, refunded: expect.any(Number), twice: 0 });
-          expect(state?.balance_cents).toBe((await purchased(db, state?.id ?? 0)) - keyOk * PRICE_CENTS);
-        }
+          expect(consumed.rows[0]?.n).toBe(devOk.length);
 
-        // Dev tokens: no token paid for two answers; a token is spent exactly when it paid for a 200.
-        const devOk = byClass("dev");
-        expect(new Set(devOk.map((one) => one.credential)).size).toBe(devOk.length);
-        const consumed = await db.query<{ n: number }>(
-          "SELECT count(*)::int AS n FROM dev_tokens WHERE consumed_at IS NOT NULL",
+          // x402: no proof paid for two answers; settled proofs are exactly the 200s.
+          const x402Ok = byClass("x402");
+          expect(new Set(x402Ok.map((one) => one.credential)).size).toBe(x402Ok.length);
+          const settled = await db.query<{ nonce: string }>(
+            "SELECT nonce FROM payment_proofs WHERE status = 'settled'",
+          );
+          expect(new Set(settled.rows.map((row) => row.nonce))).toEqual(
+            new Set(x402Ok.map((one) => one.credential)),
+          );
+        });
+
+        // On chain: payTo gained exactly the 200s' price; an authorisation is spent exactly when it paid for a 200.
+        const x402Ok = new Set(byClass("x402").map((one) => one.credential));
+        expect(await chain.balanceOf(PAY_TO)).toBe(payToBefore + PRICE_UNITS * BigInt(x402Ok.size));
+        const nonces = [
+          ...new Set(calls.filter((one) => one.paymentClass === "x402").map((one) => one.credential)),
+        ];
+        const spent = await Promise.all(
+          nonces.map((nonce) => chain.authorizationUsed(payer.account.address, nonce)),
         );
-        expect(consumed.rows[0]?.n).toBe(devOk.length);
+        expect(nonces.filter((_, i) => spent[i])).toEqual(nonces.filter((nonce) => x402Ok.has(nonce)));
 
-        // x402: no proof paid for two answers; settled proofs are exactly the 200s.
-        const x402Ok = byClass("x402");
-        expect(new Set(x402Ok.map((one) => one.credential)).size).toBe(x402Ok.length);
-        const settled = await db.query<{ nonce: string }>(
-          "SELECT nonce FROM payment_proofs WHERE status = 'settled'",
+        measured.calls = tally(calls);
+        measured.byReplica = Object.fromEntries(
+          ["a", "b", "c"].map((name) => [
+            name,
+            calls.filter((one) => one.replica === name && one.status === 200).length,
+          ]),
         );
-        expect(new Set(settled.rows.map((row) => row.nonce))).toEqual(
-          new Set(x402Ok.map((one) => one.credential)),
-        );
-      });
-
-      // On chain: payTo gained exactly the 200s' price; an authorisation is spent exactly when it paid for a 200.
-      const x402Ok = new Set(byClass("x402").map((one) => one.credential));
-      expect(await chain.balanceOf(PAY_TO)).toBe(payToBefore + PRICE_UNITS * BigInt(x402Ok.size));
-      const nonces = [
-        ...new Set(calls.filter((one) => one.paymentClass === "x402").map((one) => one.credential)),
-      ];
-      const spent = await Promise.all(
-        nonces.map((nonce) => chain.authorizationUsed(payer.account.address, nonce)),
-      );
-      expect(nonces.filter((_, i) => spent[i])).toEqual(nonces.filter((nonce) => x402Ok.has(nonce)));
-
-      measured.calls = tally(calls);
-      measured.byReplica = Object.fromEntries(
-        ["a", "b", "c"].map((name) => [
-          name,
-          calls.filter((one) => one.replica === name && one.status === 200).length,
-        ]),
-      );
-      // The figures of this run (drawn and answered by class, timings), for the record.
-      console.info(`fleet test: ${JSON.stringify(measured)}`);
-    });
+        // The figures of this run (drawn and answered by class, timings), for the record.
+        console.info(`fleet test: ${JSON.stringify(measured)}`);
+      },
+      STEP_TIMEOUT_MS,
+    );
   },
 );
 

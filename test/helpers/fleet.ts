@@ -56,6 +56,8 @@ export interface Call {
   failure?: string;
   /** A 200 whose body is the tender asked for, marked paid. */
   servedTender?: boolean;
+  /** The answer's `Connection` header (`close` once the process is draining). */
+  connection?: string | null;
 }
 
 export function call(fields: Omit<Call, "requestId">): Call {
@@ -75,6 +77,7 @@ export async function send(c: Call, replica: Replica): Promise<Call> {
       signal: AbortSignal.timeout(90_000),
     });
     c.status = res.status;
+    c.connection = res.headers.get("connection");
     const body = (await res.json()) as { data?: { id?: number }; meta?: { paid?: boolean } };
     c.servedTender = res.status === 200 && body.data?.id === c.tenderId && body.meta?.paid === true;
   } catch (error) {
