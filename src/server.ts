@@ -6,6 +6,14 @@ import { DataDirLockedError } from "./db/data-dir-lock.ts";
 import { migrate } from "./db/migrate.ts";
 import { hasSyntheticTenders } from "./db/queries/ingest-tenders.ts";
 import { startRetentionJob } from "./domain/leads/leads.ts";
+import {
+  createIngestLeadership,
+  type LeaderJobs,
+  leaderRetryMs,
+  pgLeaderLock,
+  soleProcessLock,
+} from "./fleet/ingest-leader.ts";
+import { joinFleet } from "./fleet/instance.ts";
 import { httpOptionsFrom, tedQueryFrom } from "./ingest/http-options.ts";
 import { startImportFolder } from "./ingest/import-folder.ts";
 import { loadCpvLabels, loadNutsNames } from "./ingest/refdata/load-reference.ts";
@@ -13,6 +21,7 @@ import { startIngestScheduler } from "./ingest/scheduler.ts";
 import { systemClock } from "./lib/clock.ts";
 import { createLogger, type Logger } from "./lib/logger.ts";
 import { createPayments } from "./payments/index.ts";
+import { startOrphanSweep, sweepOrphanedPayments } from "./payments/orphans.ts";
 import { subscriptionSettingsFrom } from "./payments/subscription/settings.ts";
 import { resolveX402Settings } from "./payments/x402/index.ts";
 
@@ -24,8 +33,8 @@ export interface RunningServer {
 }
 
 /**
- * Start-up sequence: config → database → migrations → reference data → app → listen. Used by `npm start`
- * (main.ts) and `npm run cli -- serve`.
+ * Start-up sequence: config → database → migrations → reference data → fleet membership → app → listen →
+ * ingest election. Used by `npm start` (main.ts) and `npm run cli -- serve`.
  */
 export async function startServer(config: Config, log: Logger): Promise<RunningServer> {
   // Resolved before anything opens: a wrong X402_* value stops start-up with one line.
@@ -45,6 +54,13 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   const readDb = config.DATABASE_READ_URL
     ? createPgDb(config.DATABASE_READ_URL, { poolSize: config.DATABASE_POOL_SIZE })
     : undefined;
+  // Before any payment is taken: payments carry this process's instance key (payments/orphans.ts). The payments
+  // of processes that died mid-call (this one's predecessor on PGlite) are given back before serving.
+  const instance = await joinFleet({ db, databaseUrl: config.DATABASE_URL, log });
+  const swept = await sweepOrphanedPayments({ db, now: systemClock });
+  if (swept.refundedDebits + swept.releasedDevTokens + swept.failedClaims > 0) {
+    log.warn(swept, "gave back the payments of calls whose process died before answering");
+  }
   const payments = createPayments({
     db,
     dataDb: readDb,
@@ -53,9 +69,24 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     devTokenTtlSeconds: config.DEV_TOKEN_TTL_SECONDS,
     x402,
     subscription,
+    holder: () => instance.key,
     log,
   });
-  const app = createApp({ config, domain: { db, readDb, log, now: systemClock }, payments });
+  const leadership = createIngestLeadership({
+    role: config.INGEST_ROLE,
+    lock: config.DATABASE_URL ? pgLeaderLock(config.DATABASE_URL, log) : soleProcessLock,
+    retryMs: leaderRetryMs(config),
+    log,
+    now: systemClock,
+    startJobs: () => startLeaderJobs(db, config, log),
+  });
+  let draining = false;
+  const app = createApp({
+    config,
+    domain: { db, readDb, log, now: systemClock },
+    payments,
+    process: { ingestLeader: () => leadership.status(), draining: () => draining },
+  });
 
   const server = await new Promise<ServerType>((resolve, reject) => {
     const started = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST }, () =>
@@ -67,7 +98,9 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
           ? `port ${config.PORT} on ${config.HOST} is already in use; stop what listens there or set PORT`
           : `cannot listen on ${config.HOST}:${config.PORT}: ${error.message}`;
       // The database is released before the refusal is reported (an embedded one holds a lock).
-      void Promise.all([readDb?.close(), db.close()]).finally(() => reject(new StartupError(reason)));
+      void Promise.all([readDb?.close(), instance.close().then(() => db.close())]).finally(() =>
+        reject(new StartupError(reason)),
+      );
     });
   });
   const address = server.address();
@@ -77,6 +110,32 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     `listening on http://${config.HOST}:${port}`,
   );
 
+  const sweeper = startOrphanSweep({ db, log, now: systemClock });
+  leadership.start();
+
+  return {
+    server,
+    port,
+    db,
+    async close() {
+      draining = true;
+      // The listener closes (new connections are refused) while in-flight calls finish; meanwhile the ingest
+      // jobs stop and the leader lock goes, so a follower can take over without waiting for the drain.
+      await Promise.all([new Promise<void>((resolve) => server.close(() => resolve())), leadership.stop()]);
+      await sweeper.stop();
+      // Only once no call is in flight: the instance lock vouches for this process's unanswered payments.
+      await instance.close();
+      await readDb?.close();
+      await db.close();
+    },
+  };
+}
+
+/**
+ * What the ingest leader runs (fleet/ingest-leader.ts): the feed and TED schedule, the import folder and lead
+ * retention. Stopping waits for a round in progress.
+ */
+function startLeaderJobs(db: Db, config: Config, log: Logger): LeaderJobs {
   const scheduler = startIngestScheduler({ db, log, now: systemClock }, config);
   const importInterval = scheduleIntervalMs(config.IMPORT_SCHEDULE);
   const imports =
@@ -93,7 +152,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
           },
         );
   const retentionInterval = scheduleIntervalMs(config.RETENTION_SCHEDULE);
-  // First run a minute after start (the API serves first), then every RETENTION_SCHEDULE.
+  // First run a minute after taking the lead (the API serves first), then every RETENTION_SCHEDULE.
   const retention =
     retentionInterval === null
       ? null
@@ -101,18 +160,9 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
           { db, log, now: systemClock },
           { intervalMs: retentionInterval, firstDelayMs: Math.min(60_000, retentionInterval) },
         );
-
   return {
-    server,
-    port,
-    db,
-    async close() {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      await scheduler?.stop();
-      await imports?.stop();
-      await retention?.stop();
-      await readDb?.close();
-      await db.close();
+    async stop() {
+      await Promise.all([scheduler?.stop(), imports?.stop(), retention?.stop()]);
     },
   };
 }

@@ -26,6 +26,7 @@ const EXPECTED_TABLES = [
   "leads",
   "nuts_codes",
   "payment_proofs",
+  "pending_charges",
   "renewal_backtests",
   "renewal_signals",
   "renewal_signals_dirty_pairs",
