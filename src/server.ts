@@ -1,4 +1,4 @@
-import { type ServerType, serve } from "@hono/node-server";
+import type { ServerType } from "@hono/node-server";
 import { createApp } from "./app.ts";
 import { type Config, ConfigError, loadConfig, scheduleIntervalMs } from "./config.ts";
 import { createPgDb, type Db, openDb } from "./db/client.ts";
@@ -6,6 +6,7 @@ import { DataDirLockedError } from "./db/data-dir-lock.ts";
 import { migrate } from "./db/migrate.ts";
 import { hasSyntheticTenders } from "./db/queries/ingest-tenders.ts";
 import { startRetentionJob } from "./domain/leads/leads.ts";
+import { createHttpServer } from "./http/node-server.ts";
 import { httpOptionsFrom, tedQueryFrom } from "./ingest/http-options.ts";
 import { startImportFolder } from "./ingest/import-folder.ts";
 import { loadCpvLabels, loadNutsNames } from "./ingest/refdata/load-reference.ts";
@@ -58,9 +59,9 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   const app = createApp({ config, domain: { db, readDb, log, now: systemClock }, payments });
 
   const server = await new Promise<ServerType>((resolve, reject) => {
-    const started = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST }, () =>
-      resolve(started),
-    );
+    // `serve` from @hono/node-server, plus the error envelope for requests that never reach the app.
+    const started = createHttpServer(app.fetch, { hostname: config.HOST });
+    started.listen(config.PORT, config.HOST, () => resolve(started));
     started.once("error", (error: NodeJS.ErrnoException) => {
       const reason =
         error.code === "EADDRINUSE"
