@@ -345,7 +345,11 @@ describe("REST parameters outside their constraints (from GET /openapi.json)", (
 describe("REST hostile strings", () => {
   it("refuses a NUL in a text parameter with a 400 that costs nothing (it was a 500 after payment)", async () => {
     const before = await accountState(t.db, SPENDING_KEY);
-    for (const target of ["/v1/search?buyer=a%00b", "/v1/search?company=%00%00", "/v1/renewals?buyer=%00ab"]) {
+    for (const target of [
+      "/v1/search?buyer=a%00b",
+      "/v1/search?company=%00%00",
+      "/v1/renewals?buyer=%00ab",
+    ]) {
       const res = await send({ method: "GET", target, headers: [["x-client-key", SPENDING_KEY]] });
       const body = expectClean(res, target);
       expect(body?.error.message).toMatch(/must be text without NUL characters/);

@@ -4,7 +4,7 @@ import { backoffDelay, classifyError, fetchWithRetry } from "../../sources/http.
 import { TedApiError } from "./errors.ts";
 import type { JsonVerdict } from "./post-json.ts";
 import { postJsonWithRetry } from "./post-json.ts";
-import { decodeUtf8, looksLikeHtml } from "./text.ts";
+import { decodeUtf8, looksLikeHtml, MAX_NOTICE_BYTES } from "./text.ts";
 
 /**
  * The TED Search API v3 (`POST {api}/v3/notices/search`, research/ted.md §2): discovery of notices by an
@@ -192,9 +192,6 @@ function searchUrl(apiUrl: string): string {
   }
   return new URL("v3/notices/search", base).toString();
 }
-
-/** A notice is a few KB to about 1 MB; far more is not a notice. */
-const MAX_NOTICE_BYTES = 32 * 1024 * 1024;
 
 /**
  * Fetches one notice's XML (a hit's `xmlUrl`, i.e. `links.xml.MUL`) and returns it as text.
