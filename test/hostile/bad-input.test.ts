@@ -38,6 +38,8 @@ import { listen, type RawRequest, type RawResponse, rawRequest } from "../helper
  */
 
 /** Draws per property (fast-check `numRuns`); see the report in docs/decisions.md for the budget. */
+/** A property makes hundreds of requests or several full ingest runs: more than the default 30 s on a loaded machine. */
+const PROPERTY_TIMEOUT_MS = 180_000;
 const RUNS = { invalidParams: 300, invalidBodies: 150, hostileUnpaid: 300, hostilePaid: 300 } as const;
 const REQUEST_TIMEOUT_MS = 5_000;
 
@@ -193,7 +195,9 @@ function bodyRequest(op: Operation, target: string, body: string, headers: [stri
   };
 }
 
-describe("REST parameters outside their constraints (from GET /openapi.json)", () => {
+describe("REST parameters outside their constraints (from GET /openapi.json)", {
+  timeout: PROPERTY_TIMEOUT_MS,
+}, () => {
   it("covers every operation of the document", () => {
     // The document lists the routes this app serves: pricing, search, the paid reads, billing, MCP card…
     expect(operations.length).toBeGreaterThanOrEqual(20);
@@ -342,7 +346,7 @@ describe("REST parameters outside their constraints (from GET /openapi.json)", (
   });
 });
 
-describe("REST hostile strings", () => {
+describe("REST hostile strings", { timeout: PROPERTY_TIMEOUT_MS }, () => {
   it("refuses a NUL in a text parameter with a 400 that costs nothing (it was a 500 after payment)", async () => {
     const before = await accountState(t.db, SPENDING_KEY);
     for (const target of [

@@ -16,6 +16,8 @@ import { listen, type RawResponse, rawRequest } from "../helpers/raw-http.ts";
  * internal.
  */
 
+/** A property makes hundreds of requests or several full ingest runs: more than the default 30 s on a loaded machine. */
+const PROPERTY_TIMEOUT_MS = 180_000;
 const RUNS = { invalidArgs: 250, hostile: 250, malformed: 40 } as const;
 const REQUEST_TIMEOUT_MS = 5_000;
 const SPENDING_KEY = "mcp-spending-key-0123456789abc";
@@ -120,7 +122,9 @@ async function callTool(name: string, args: unknown): Promise<ToolResult> {
   return json.result as ToolResult;
 }
 
-describe("MCP tool arguments outside their constraints (from tools/list)", () => {
+describe("MCP tool arguments outside their constraints (from tools/list)", {
+  timeout: PROPERTY_TIMEOUT_MS,
+}, () => {
   it("lists tools with input schemas", () => {
     expect(tools.length).toBeGreaterThanOrEqual(11);
     for (const tool of tools) {

@@ -29,6 +29,8 @@ import { startTedServer, type TedServer } from "../helpers/ted-server.ts";
  */
 
 /** Fault plans drawn per ingester; each run is a full ingest (hangs and stalls cost a real timeout each). */
+/** A property makes hundreds of requests or several full ingest runs: more than the default 30 s on a loaded machine. */
+const PROPERTY_TIMEOUT_MS = 180_000;
 const RUNS = { placsp: 10, ted: 10 } as const;
 /** Generous: on a loaded machine a sound answer must not time out (hangs and stalls each cost this much). */
 const TIMEOUT_MS = 800;
@@ -71,7 +73,7 @@ function expectRetryAfterHonoured(faults: UpstreamFault[]): void {
   }
 }
 
-describe("PLACSP feed faults", () => {
+describe("PLACSP feed faults", { timeout: PROPERTY_TIMEOUT_MS }, () => {
   let feed: FeedServer;
   let reference: string;
   beforeEach(async () => {
@@ -170,7 +172,7 @@ describe("PLACSP feed faults", () => {
   });
 });
 
-describe("TED Search API faults", () => {
+describe("TED Search API faults", { timeout: PROPERTY_TIMEOUT_MS }, () => {
   /** Three pages linked by iteration tokens; every real published fixture once. */
   const PAGES = [
     ["611835-2024", "607986-2024", "191536-2024"],
