@@ -31,7 +31,7 @@ import { startTedServer, type TedServer } from "../helpers/ted-server.ts";
 /** Fault plans drawn per ingester; each run is a full ingest (hangs and stalls cost a real timeout each). */
 /** A property makes hundreds of requests or several full ingest runs: more than the default 30 s on a loaded machine. */
 const PROPERTY_TIMEOUT_MS = 180_000;
-const RUNS = { placsp: 10, ted: 10 } as const;
+const RUNS = { placsp: 6, ted: 6 } as const;
 /** Generous: on a loaded machine a sound answer must not time out (hangs and stalls each cost this much). */
 const TIMEOUT_MS = 800;
 const RETRIES = 4;
@@ -92,12 +92,16 @@ describe("PLACSP feed faults", { timeout: PROPERTY_TIMEOUT_MS }, () => {
     );
   }
 
+  /** The clean run's database (computed once: the feed's pages are the same in every test). */
+  let clean: string | undefined;
   async function cleanDump(): Promise<string> {
-    await truncateAll(t.db);
-    await run(t.db);
-    const dump = await canonicalDump(t.db);
-    await truncateAll(t.db);
-    return dump;
+    if (clean === undefined) {
+      await truncateAll(t.db);
+      await run(t.db);
+      clean = await canonicalDump(t.db);
+      await truncateAll(t.db);
+    }
+    return clean;
   }
 
   it("ends with the clean run's database whatever faults each page meets within the budget", async () => {
@@ -205,14 +209,18 @@ describe("TED Search API faults", { timeout: PROPERTY_TIMEOUT_MS }, () => {
     );
   }
 
+  /** The clean run's database (computed once: every test serves the same notices). */
+  let clean: string | undefined;
   async function cleanDump(pages: string[][]): Promise<string> {
-    ted = await startTedServer(pages.map((page) => [...page]));
-    await truncateAll(t.db);
-    await run(t.db);
-    const dump = await canonicalDump(t.db);
-    await truncateAll(t.db);
-    await ted.close();
-    return dump;
+    if (clean === undefined) {
+      ted = await startTedServer(pages.map((page) => [...page]));
+      await truncateAll(t.db);
+      await run(t.db);
+      clean = await canonicalDump(t.db);
+      await truncateAll(t.db);
+      await ted.close();
+    }
+    return clean;
   }
 
   it("ends with the clean run's database whatever faults searches and downloads meet within the budget", async () => {
