@@ -492,6 +492,10 @@ describe("REST hostile strings", { timeout: PROPERTY_TIMEOUT_MS }, () => {
         body: "{}",
       },
       { method: "G\u0000ET", target: "/" },
+      // Refused by the adapter (no Request can be built): asterisk-form, a backslash, an unusable absolute URL.
+      { method: "GET", target: "*" },
+      { method: "GET", target: "/v1\\search" },
+      { method: "GET", target: "http://[bad/v1/search" },
     ];
     for (const request of requests) {
       const res = await send(request);

@@ -510,6 +510,27 @@ describe("fetchTedNoticeXml", () => {
     expect(String(await fetchAt("/empty"))).toMatch(/empty body/);
   });
 
+  it("reads again a notice whose XML ends before its root's end tag, though the transfer looked complete", async () => {
+    const text = fixtureText(NOTICE);
+    const server = await serve((_req, res, n) => {
+      res.writeHead(200, { "content-type": "application/xml" });
+      // A length-less (chunked) answer cut in half: nothing at the transport level says it is short.
+      res.end(n === 1 ? text.slice(0, text.length / 2) : text);
+    });
+    const http = options();
+    expect(await fetchTedNoticeXml(`${server.base}/en/notice/1-2024/xml`, http)).toBe(text);
+    expect(http.retryLog.map((r) => r.reason)).toEqual([
+      expect.stringMatching(/ends before <\/\S+>: a body cut short/),
+    ]);
+    // Cut on every attempt: a FetchError once the budget is spent, marked retryable.
+    const always = await serve((_req, res) => res.end(text.slice(0, 500)));
+    const error = await fetchTedNoticeXml(`${always.base}/x`, options({ retries: 1 })).catch(
+      (err: unknown) => err,
+    );
+    expect(error).toBeInstanceOf(FetchError);
+    expect(error).toMatchObject({ attempts: 2, retryable: true });
+  });
+
   it("reports a missing notice as the HTTP failure it is", async () => {
     const server = await serve((_req, res) => res.writeHead(404).end());
     const error = await fetchTedNoticeXml(`${server.base}/en/notice/1-2024/xml`, options()).catch(
