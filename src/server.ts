@@ -1,4 +1,4 @@
-import { type ServerType, serve } from "@hono/node-server";
+import type { ServerType } from "@hono/node-server";
 import { createApp } from "./app.ts";
 import { type Config, ConfigError, loadConfig, scheduleIntervalMs } from "./config.ts";
 import { createPgDb, type Db, openDb } from "./db/client.ts";
@@ -14,6 +14,7 @@ import {
   soleProcessLock,
 } from "./fleet/ingest-leader.ts";
 import { joinFleet } from "./fleet/instance.ts";
+import { createHttpServer } from "./http/node-server.ts";
 import { httpOptionsFrom, tedQueryFrom } from "./ingest/http-options.ts";
 import { startImportFolder } from "./ingest/import-folder.ts";
 import { loadCpvLabels, loadNutsNames } from "./ingest/refdata/load-reference.ts";
@@ -89,9 +90,9 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   });
 
   const server = await new Promise<ServerType>((resolve, reject) => {
-    const started = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST }, () =>
-      resolve(started),
-    );
+    // `serve` from @hono/node-server, plus the error envelope for requests that never reach the app.
+    const started = createHttpServer(app.fetch, { hostname: config.HOST });
+    started.listen(config.PORT, config.HOST, () => resolve(started));
     started.once("error", (error: NodeJS.ErrnoException) => {
       const reason =
         error.code === "EADDRINUSE"

@@ -13,6 +13,7 @@ import { hasSearchableWords, partyIdsNamedLike, SEARCH_WINDOW } from "../../db/q
 import { addMonths, calendarDate } from "../../lib/calendar.ts";
 import { OPPORTUNITY_WINDOW_DAYS } from "../companies/list-company-opportunities.ts";
 import { type DomainContext, readerOf } from "../context.ts";
+import { hasNoNul, NO_NUL_RULE } from "../params.ts";
 import { type PartyRef, partyRef } from "../party.ts";
 import { type Provenance, provenanceOf } from "../provenance.ts";
 import type { Confidence, SignalType } from "../renewals/signal.ts";
@@ -30,6 +31,7 @@ export const ResearchInputSchema = z.object({
     .trim()
     .min(1, { error: "a text of 1 to 200 characters" })
     .max(200, { error: "a text of 1 to 200 characters" })
+    .refine(hasNoNul, { error: NO_NUL_RULE })
     .meta({
       example: "ciberseguridad",
       description:
