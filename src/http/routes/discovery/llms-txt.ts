@@ -5,11 +5,13 @@ import { baseUrl, type HttpDeps, type McpToolSummary } from "../../deps.ts";
 import type { AppEnv } from "../../env.ts";
 import { errorResponses } from "../../errors.ts";
 import { buildOpenApiDocument, type OpenApiDocument } from "../../openapi.ts";
+import { type ExamplesFile, openApiExamples } from "../../openapi-examples.ts";
 
 interface Operation {
   endpoint: string;
   path: string;
   summary: string;
+  operationId: string;
 }
 
 /** Operations of the OpenAPI document, named as the price table names endpoints (`GET /v1/tenders/:id`). */
@@ -20,7 +22,12 @@ function operationsOf(document: OpenApiDocument): Operation[] {
       const operation = item?.[method];
       if (operation) {
         const endpoint = `${method.toUpperCase()} ${path.replace(/\{([^}]+)\}/g, ":$1")}`;
-        operations.push({ endpoint, path, summary: operation.summary ?? "" });
+        operations.push({
+          endpoint,
+          path,
+          summary: operation.summary ?? "",
+          operationId: operation.operationId ?? "",
+        });
       }
     }
   }
@@ -39,18 +46,22 @@ export function buildLlmsTxt(input: {
   x402?: X402Terms;
   /** The MCP tools at POST /mcp (none: no MCP section). */
   tools?: readonly McpToolSummary[];
+  /** One example call per endpoint and tool: the OpenAPI examples' (real calls, see openapi-examples.ts). */
+  examples?: ExamplesFile;
 }): string {
-  const { base, paymentsMode, document, x402, tools = [] } = input;
+  const { base, paymentsMode, document, x402, tools = [], examples } = input;
   const operations = operationsOf(document).map((op) => {
     const entry = findPrice(op.endpoint);
     return { op, price: entry ? { free: entry.free, usd: priceUsd(entry) } : soldBy(op.endpoint) };
   });
   const line = ({ op, price }: (typeof operations)[number]) => {
     const cost = price && !price.free ? `${price.usd} USD` : "free";
+    const call = examples?.operations[op.operationId]?.call;
+    const example = call ? ` Example: \`${call}\`` : "";
     // A path with parameters is not a URL anyone can open: named as text (`GET /v1/tenders/:id`), not linked.
     return op.path.includes("{")
-      ? `- ${op.endpoint}: ${cost}. ${op.summary}`
-      : `- [${op.endpoint}](${base}${op.path}): ${cost}. ${op.summary}`;
+      ? `- ${op.endpoint}: ${cost}. ${op.summary}.${example}`
+      : `- [${op.endpoint}](${base}${op.path}): ${cost}. ${op.summary}.${example}`;
   };
   const payment =
     paymentsMode === "dev"
@@ -87,7 +98,7 @@ export function buildLlmsTxt(input: {
     "## Free endpoints",
     ...operations.filter(({ price }) => !price || price.free).map(line),
     "",
-    ...(tools.length > 0 ? mcpSection(base, paymentsMode, tools) : []),
+    ...(tools.length > 0 ? mcpSection(base, paymentsMode, tools, examples) : []),
   ].join("\n");
 }
 
@@ -95,7 +106,12 @@ export function buildLlmsTxt(input: {
  * The MCP tools: same verbs, prices and payment gate as the REST routes. Each line links the endpoint, since a
  * tool has no URL of its own.
  */
-function mcpSection(base: string, paymentsMode: "dev" | "x402", tools: readonly McpToolSummary[]): string[] {
+function mcpSection(
+  base: string,
+  paymentsMode: "dev" | "x402",
+  tools: readonly McpToolSummary[],
+  examples: ExamplesFile | undefined,
+): string[] {
   const token =
     paymentsMode === "dev"
       ? `a token from ${FAUCET_ENDPOINT} for the endpoint how_to_pay names`
@@ -105,7 +121,13 @@ function mcpSection(base: string, paymentsMode: "dev" | "x402", tools: readonly 
   return [
     "## MCP tools",
     `- [POST /mcp](${base}/mcp): Streamable-HTTP MCP server (stateless, JSON responses; tools/list, tools/call). An unpaid priced call returns {payment_required: true, price_usd, how_to_pay} as normal content; call again with payment_token (${token}), or client_key (prepaid credits).`,
-    ...tools.map((tool) => `- [${tool.name}](${base}/mcp): ${cost(tool.priceUsd)}. ${tool.title}.`),
+    ...tools.map((tool) => {
+      const args = examples?.tools[tool.name]?.arguments;
+      const example = args
+        ? ` Example (tools/call params): \`${JSON.stringify({ name: tool.name, arguments: args })}\``
+        : "";
+      return `- [${tool.name}](${base}/mcp): ${cost(tool.priceUsd)}. ${tool.title}.${example}`;
+    }),
     "",
   ];
 }
@@ -153,6 +175,7 @@ export function registerLlmsTxt(app: OpenAPIHono<AppEnv>, deps: HttpDeps): void 
         document: buildOpenApiDocument(app, base),
         x402: deps.payments.x402 ?? undefined,
         tools: deps.mcpTools?.(),
+        examples: openApiExamples(),
       });
       cache.set(base, text);
     }
