@@ -1,6 +1,7 @@
 import { benchApi } from "./api.ts";
 import { benchIngestPlacsp } from "./ingest-placsp.ts";
 import { benchIngestTed } from "./ingest-ted.ts";
+import { benchLoad } from "./load.ts";
 import { benchTextStats } from "./text-stats.ts";
 
 /** `npm run bench -- <name> [--option value …]`; each benchmark writes its table to bench/results/<name>.md. */
@@ -8,6 +9,7 @@ const BENCHMARKS: Record<string, (args: Map<string, string>) => Promise<void>> =
   api: benchApi,
   "ingest-placsp": benchIngestPlacsp,
   "ingest-ted": benchIngestTed,
+  load: benchLoad,
   "text-stats": benchTextStats,
 };
 
