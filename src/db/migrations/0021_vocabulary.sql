@@ -154,6 +154,12 @@ UPDATE awards
    SET start_date_kind = CASE WHEN source = 'placsp' THEN 'actual' ELSE 'planned' END
  WHERE start_date IS NOT NULL;
 
+-- The expiry signals' basis says which start an end derived from start + duration used (rules.ts).
+UPDATE renewal_signals s
+   SET basis = s.basis || jsonb_build_object('start_date_kind', a.start_date_kind)
+  FROM awards a
+ WHERE a.id = s.award_id AND s.signal_type IN ('duration_expiry', 'framework_expiry');
+
 -- 6. Rows the SQL above fully re-derived are at version 2. Stale (version 1) stay: every TED row (legal basis,
 --    no-winner reasons and R2.0.9 originals were not stored); a PLACSP row with a procedure, contract or status
 --    column the old reader left null (absent, or an unknown code it dropped; notice codes were kept as
