@@ -79,3 +79,26 @@ describe("OpenAPI enumerates the common vocabulary", () => {
     }
   });
 });
+
+describe("llms.txt", () => {
+  it("says the coded fields share one vocabulary and where the published codes are", async () => {
+    const { app } = buildTestApp({ db: t.db });
+    const text = await (await app.request("/llms.txt")).text();
+    const line = text.split("\n").find((l) => l.startsWith("- One vocabulary for both sources"));
+    expect(line).toBeDefined();
+    for (const word of [
+      "notice_type",
+      "procedure_type",
+      "contract_type",
+      "source_codes",
+      "start_date_kind",
+    ]) {
+      expect(line).toContain(word);
+    }
+    // the Spanish additions and every status, from the vocabulary itself
+    expect(line).toContain(
+      "simplified-open, minor-contract, call-off, design-contest, internal-rules, other",
+    );
+    expect(line).toContain(TENDER_STATUSES.join(", "));
+  });
+});
