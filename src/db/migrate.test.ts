@@ -11,6 +11,7 @@ const EXPECTED_TABLES = [
   "buyer_identifiers",
   "buyer_stats",
   "buyers",
+  "code_vocabulary",
   "company_aliases",
   "company_identifiers",
   "company_members",

@@ -67,6 +67,7 @@ interface AwardRow {
   award_ref: string;
   award_date: string | null;
   start_date: string | null;
+  start_date_kind: "actual" | "planned" | null;
   end_date: string | null;
   duration_months: number | null;
   framework: boolean;
@@ -116,7 +117,8 @@ export async function loadBuyerEvidence(
   const [awards, tenders] = await Promise.all([
     db.query<AwardRow>(
       `SELECT t.buyer_id, a.id AS award_id, a.tender_id, t.source_ref AS tender_ref,
-              coalesce(a.source_ref, t.source_ref) AS award_ref, a.award_date, a.start_date, a.end_date,
+              coalesce(a.source_ref, t.source_ref) AS award_ref, a.award_date, a.start_date, a.start_date_kind,
+              a.end_date,
               coalesce(a.duration_months, t.duration_months) AS duration_months,
               (a.framework OR t.framework) AS framework, coalesce(a.cpv, t.cpv_main) AS cpv,
               c.id AS company_id, c.name AS company_name,
@@ -155,6 +157,7 @@ export async function loadBuyerEvidence(
       awardRef: row.award_ref,
       awardDate: row.award_date,
       startDate: row.start_date,
+      startDateKind: row.start_date_kind,
       endDate: row.end_date,
       durationMonths: row.duration_months,
       framework: row.framework,

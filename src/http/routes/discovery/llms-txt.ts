@@ -1,11 +1,15 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { FAUCET_ENDPOINT, type X402Terms } from "../../../domain/pricing/get-pricing.ts";
 import { findPrice, isServedBy, PRICE_TABLE, priceUsd } from "../../../domain/pricing/price-table.ts";
+import { PROCEDURE_TYPES, TENDER_STATUSES } from "../../../domain/vocabulary.ts";
 import { baseUrl, type HttpDeps, type McpToolSummary } from "../../deps.ts";
 import type { AppEnv } from "../../env.ts";
 import { errorResponses } from "../../errors.ts";
 import { buildOpenApiDocument, type OpenApiDocument } from "../../openapi.ts";
 import { type ExamplesFile, openApiExamples } from "../../openapi-examples.ts";
+
+/** The procedure types Spanish law has and eForms lacks (the vocabulary's values after the eForms ones). */
+const SPANISH_PROCEDURES = PROCEDURE_TYPES.slice(PROCEDURE_TYPES.indexOf("simplified-open")).join(", ");
 
 interface Operation {
   endpoint: string;
@@ -78,6 +82,7 @@ export function buildLlmsTxt(input: {
     "- Answers are {data, meta}; meta carries request_id, price_usd, paid and provenance (upstream notice references and URLs).",
     "- Errors are {error: {code, message, hint}} with codes invalid_query (400), payment_required (402), not_found (404; also when no data is loaded yet, before any payment), method_not_allowed (405, with Allow), rate_limited (429), internal (500); the hint says what to do next.",
     "- Unknown values are null, never invented. Framework agreement values are ceilings, not spend.",
+    `- One vocabulary for both sources: a tender's notice_type, procedure_type (eForms codes, plus the Spanish ${SPANISH_PROCEDURES}), contract_type and status (${TENDER_STATUSES.join(", ")}) mean the same whether the notice came from PLACSP or TED; /openapi.json enumerates every value and source_codes keeps the codes as published. An award's start_date_kind says whether start_date is the actual or the planned start.`,
     "- GET /v1/search: meta.total is exact up to 10,000 matching rows; above that it is 10,000 and meta.total_exact is false (narrow the filters: dates, cpv, region, buyer). Only the first 10,000 rows can be paged to. With q, the 10,000 newest matches are ranked by relevance (title words outweigh description words), then date.",
     "- GET /v1/renewals: re-tender forecasts (duration_expiry, framework_expiry, recurrence) are a deterministic heuristic, not probabilities; each signal's basis carries its evidence and rules, and meta.backtest reports how often past forecasts came true beside a naive base rate.",
     "- GET /v1/companies/{id}/opportunities: open tenders (published within 90 days or with a deadline ahead; not awarded, annulled or closed) sharing a buyer or a CPV division with the awards of the company and of its joint ventures. Integer score 0-100 (same buyer, CPV match at 8/6/4/2 digits, recency, estimated value near the company's median award, renewal-signal evidence) spelled out in meta.score_explanation; ordered by score, then id descending.",

@@ -1,6 +1,7 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { researchEnvelope } from "../../../domain/envelope.ts";
 import { ResearchInputSchema, researchBrief } from "../../../domain/research/research-brief.ts";
+import { CONTRACT_TYPES, PROCEDURE_TYPES, TENDER_STATUSES } from "../../../domain/vocabulary.ts";
 import { domainContext, type HttpDeps } from "../../deps.ts";
 import type { AppEnv } from "../../env.ts";
 import { ConfidenceSchema, envelopeSchema, ProvenanceSchema, paidCall } from "../../envelope.ts";
@@ -49,6 +50,11 @@ export const ResearchBriefSchema = z
           cpv_main: z.string().nullable(),
           estimated_value: z.number().nullable(),
           currency: z.string().nullable(),
+          procedure_type: z.enum(PROCEDURE_TYPES).nullable(),
+          contract_type: z.enum(CONTRACT_TYPES).nullable(),
+          status: z.enum(TENDER_STATUSES).nullable().openapi({
+            description: "As in the Tender: one vocabulary for both sources (docs/vocabulary.md).",
+          }),
           matched_in: z.enum(["title", "description", "buyer_name"]),
           ...Finding,
         }),
