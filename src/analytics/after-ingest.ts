@@ -1,7 +1,6 @@
 import type { Db } from "../db/client.ts";
 import { refreshSourceCoverage } from "../db/queries/demo.ts";
 import { linkTedToPlacsp, markSupersededAwards } from "../db/queries/links.ts";
-import { refreshSearchRowYears } from "../db/queries/search.ts";
 import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../lib/logger.ts";
 import { refreshStats } from "./refresh-stats.ts";
@@ -9,8 +8,7 @@ import { recomputeSignals } from "./renewals/recompute.ts";
 
 /**
  * What follows every successful ingest run, whatever its source: link procedures published on both sources,
- * keep the awards of linked tenders out of the counts, then refresh the aggregates and the renewal signals of what changed, and the
- * counts that the demo and the search's probes read.
+ * keep the awards of linked tenders out of the counts, then refresh the aggregates and the renewal signals of what changed.
  */
 export async function afterIngestRun(deps: { db: Db; log: Logger; now: Clock }): Promise<void> {
   const linked = await deps.db.transaction(async (tx) => {
@@ -24,5 +22,4 @@ export async function afterIngestRun(deps: { db: Db; log: Logger; now: Clock }):
   await refreshStats(deps);
   await recomputeSignals(deps);
   await refreshSourceCoverage(deps.db, deps.now());
-  await refreshSearchRowYears(deps.db);
 }

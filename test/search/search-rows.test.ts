@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { afterIngestRun } from "../../src/analytics/after-ingest.ts";
 import type { Db, Queryable } from "../../src/db/client.ts";
-import { refreshSearchRowYears, type SearchFilters, searchPage } from "../../src/db/queries/search.ts";
 import { ingestTed } from "../../src/ingest/ted/ingest-ted.ts";
 import { createLogger } from "../../src/lib/logger.ts";
 import { buildTestApp, devToken, getJson } from "../helpers/app.ts";
@@ -31,19 +30,6 @@ async function search(query: string, db: Db = t.db, readDb?: Queryable): Promise
   });
   expect(res.status, query).toBe(200);
   return body as unknown as Body;
-}
-
-/** A connection that counts the statements it runs. */
-function countingQueries(db: Queryable): Queryable & { statements: number } {
-  const counted = {
-    statements: 0,
-    query: ((text: string, values?: readonly unknown[]) => {
-      counted.statements += 1;
-      return db.query(text, values);
-    }) as Queryable["query"],
-    exec: (text: string) => db.exec(text),
-  };
-  return counted;
 }
 
 /** The relation's rows as the keys they stand for, for comparisons. */
@@ -136,51 +122,6 @@ describe("bounded totals and ranking window", () => {
         "&from=2000-01-01&to=2030-12-31&type=award",
     );
     expect(body.meta).toMatchObject({ total: 0, total_exact: true });
-  });
-
-  it("answers a text search from its newest years alone when they hold the window, as reading every match would", async () => {
-    // 400 older tenders whose title names the word twice: they would rank first, but are older than the window.
-    await t.db.query(
-      `INSERT INTO tenders (source, source_ref, title, publication_date, cpv_all, upstream_updated, raw_hash)
-       SELECT 'placsp', 'old-' || g, 'Plataforma de plataforma ' || g, date '1998-01-01' + g, ARRAY['72000000'],
-              now(), 'o' || g
-         FROM generate_series(1, 400) AS g`,
-    );
-    await refreshSearchRowYears(t.db);
-    const counted = countingQueries(t.db);
-    const base: SearchFilters = {
-      kind: "tender",
-      q: "plataforma",
-      cpvPrefix: null,
-      buyerIds: null,
-      companyIds: null,
-      region: null,
-      from: null,
-      to: null,
-      limit: 100,
-      offset: 0,
-    };
-    // A first probe reaching back 10,001 rows starts at 2000: more than 10,000 matches there, so it is accepted
-    // and 1998–1999 are never read.
-    const probing = { firstRows: 10_001, max: 2, maxShare: 1 };
-    const cases: [SearchFilters, number][] = [
-      [base, 2], // the years' hint, then one probe
-      [{ ...base, offset: 9_900 }, 2],
-      [{ ...base, kind: "award" }, 2],
-      // Half the texts: the probe holds about 5,000 matches, too few, and a wider one would reach every row.
-      [{ ...base, q: "ciberseguridad" }, 3],
-      // Fewer rows than a probe's reach in the dates asked for: every match at once.
-      [{ ...base, to: "2010-01-01" }, 2],
-    ];
-    for (const [filters, statements] of cases) {
-      counted.statements = 0;
-      const probed = await searchPage(counted, filters, probing);
-      expect(counted.statements, JSON.stringify(filters)).toBe(statements);
-      const everyMatch = await searchPage(t.db, filters, { firstRows: 0, max: 0, maxShare: 0 });
-      expect(probed, JSON.stringify(filters)).toEqual(everyMatch);
-    }
-    const first = await search("q=plataforma&type=tender&size=1");
-    expect(first.data[0]?.title).toBe("Plataforma de gestión");
   });
 });
 

@@ -64,7 +64,7 @@ export interface SearchPage {
 
 /**
  * The kind as a SQL literal, from this fixed table only: written into the statement (not bound) so that the
- * planner always sees it and reads that kind's partitions only (migration 0022).
+ * planner always sees it and can use the per-kind partial indexes of migration 0015.
  */
 const KIND_LITERAL: Record<SearchKind, string> = {
   award: "'award'",
@@ -117,103 +117,10 @@ function whereClause(filters: SearchFilters, params: Params): { where: string[];
  * SEARCH_WINDOW first matching rows in list order (date descending, unknown dates last, id descending).
  * Without a text query the page is a slice of the window in that order; with one, the window is ordered by
  * weighted text rank, then date, then id. A page beyond the window is empty.
- *
- * A text search first asks the newest years of the kind (`date >= 1 January of a partition's first year`, which
- * leaves the older partitions of migration 0022 unread): when more than the window matches there, the window's rows are all in
- * it, since every row outside is older than every row inside. Otherwise it widens once, by the density of
- * matches it saw, then reads every match. Same answer either way; only the rows read differ.
  */
-export async function searchPage(
-  db: Queryable,
-  filters: SearchFilters,
-  probes: SearchProbes = SEARCH_PROBES,
-): Promise<SearchPage> {
-  if (filters.q === null) {
-    return windowPage(db, filters, null);
-  }
-  const years = await searchRowYears(db, filters);
-  let reach = probes.firstRows;
-  for (let probe = 0; probe < probes.max; probe += 1) {
-    const floor = yearFloor(years, reach, probes.maxShare);
-    if (floor === null) {
-      break;
-    }
-    const page = await windowPage(db, filters, `${floor.year}-01-01`);
-    if (page.matched > SEARCH_WINDOW) {
-      return page;
-    }
-    // Reach back far enough to expect one and a half windows of matches at the density this probe saw.
-    const density = Math.max(page.matched, 1) / floor.rows;
-    reach = Math.max(floor.rows + 1, Math.ceil((1.5 * (SEARCH_WINDOW + 1)) / density));
-  }
-  return windowPage(db, filters, null);
-}
-
-export interface SearchProbes {
-  /** Rows of the kind (newest first) that a text search's first probe reaches back over, at least. */
-  firstRows: number;
-  /** Probes before a text search reads every match. */
-  max: number;
-  /** A probe reaching back over more than this share of the kind's rows is not worth it: read every match. */
-  maxShare: number;
-}
-
-/** Chosen on the 1M-award benchmark (bench/results/api.md). */
-export const SEARCH_PROBES: SearchProbes = { firstRows: 50_000, max: 2, maxShare: 0.6 };
-
-interface YearRows {
-  year: number;
-  rows: number;
-}
-
-/** The kind's dated rows per year within the search's dates, newest year first (migration 0022's hint). */
-async function searchRowYears(db: Queryable, filters: SearchFilters): Promise<YearRows[]> {
-  const params = new Params();
-  const where = [`kind = ${params.add(filters.kind)}`];
-  if (filters.from !== null) {
-    where.push(`year >= extract(year FROM ${params.add(filters.from)}::date)`);
-  }
-  if (filters.to !== null) {
-    where.push(`year <= extract(year FROM ${params.add(filters.to)}::date)`);
-  }
-  const { rows } = await db.query<{ year: number; rows: string | number }>(
-    `SELECT year, rows FROM search_row_years WHERE ${where.join(" AND ")} ORDER BY year DESC`,
-    params.values,
-  );
-  return rows.map((row) => ({ year: row.year, rows: Number(row.rows) }));
-}
-
-/**
- * Migration 0022's partitions: two years each, starting on even years from 2014. A probe starts where a
- * partition starts, so that it reads whole partitions.
- */
-function startsPartition(year: number): boolean {
-  return year <= 2014 || year >= 2032 || year % 2 === 0;
-}
-
-/**
- * The newest partition start from which at least `reach` rows lie on or after it, with that row count; null when
- * that would cover more than `maxShare` of the rows (reading every match at once is then cheaper).
- */
-function yearFloor(years: readonly YearRows[], reach: number, maxShare: number): YearRows | null {
-  const all = years.reduce((sum, year) => sum + year.rows, 0);
-  let covered = 0;
-  for (const { year, rows } of years) {
-    covered += rows;
-    if (covered >= reach && startsPartition(year)) {
-      return covered <= all * maxShare ? { year, rows: covered } : null;
-    }
-  }
-  return null;
-}
-
-/** One page of the window of matching rows dated on or after `floor` (every matching row when null). */
-async function windowPage(db: Queryable, filters: SearchFilters, floor: string | null): Promise<SearchPage> {
+export async function searchPage(db: Queryable, filters: SearchFilters): Promise<SearchPage> {
   const params = new Params();
   const { where, query } = whereClause(filters, params);
-  if (floor !== null) {
-    where.push(`s.date >= ${params.add(floor)}::date`);
-  }
   const listOrder = "date DESC NULLS LAST, id DESC";
   const { rows } = await db.query<SearchPage>(
     `WITH matched AS MATERIALIZED (
@@ -235,23 +142,6 @@ async function windowPage(db: Queryable, filters: SearchFilters, floor: string |
   const row = rows[0];
   // An int8[] arrives as strings from `pg` (only scalar int8 is parsed as a number): read the ids as numbers.
   return row ? { ids: row.ids.map(Number), matched: row.matched } : { ids: [], matched: 0 };
-}
-
-/** Recounts the dated search rows per kind and year (the probes' hint); after every ingest run. */
-export async function refreshSearchRowYears(db: Queryable): Promise<void> {
-  await db.query(
-    `WITH counted AS (
-       SELECT kind, extract(year FROM date)::int AS year, count(*) AS rows
-         FROM search_rows WHERE date IS NOT NULL GROUP BY 1, 2
-     ),
-     gone AS (
-       DELETE FROM search_row_years y
-        WHERE NOT EXISTS (SELECT 1 FROM counted c WHERE c.kind = y.kind AND c.year = y.year)
-     )
-     INSERT INTO search_row_years AS y (kind, year, rows)
-     SELECT kind, year, rows FROM counted
-     ON CONFLICT (kind, year) DO UPDATE SET rows = excluded.rows WHERE y.rows <> excluded.rows`,
-  );
 }
 
 /** The columns of a search row, per kind; `FROM` and joins included, `WHERE` left to the caller. */
