@@ -4,7 +4,7 @@
  * read (ingest/vocabulary/); the codes as published stay in the tender's `source_codes`. Where the EU eForms
  * lists have a code, it is the value used here; the Spanish additions are the procedures eForms has no code for.
  *
- * The SQL of migration 0024 holds the same value lists as CHECK constraints.
+ * The SQL of migration 0023 holds the same value lists as CHECK constraints.
  */
 
 /** Notice type: which stage of the procedure the newest notice of the tender announces. */

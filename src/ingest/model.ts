@@ -21,7 +21,7 @@ export type SourceName = "placsp" | "ted";
 
 /**
  * The version of the mapping from source codes to stored values, written with every tender
- * (`tenders.normalization_version`). 1 was the code before migration 0024 (source codes in the coded columns);
+ * (`tenders.normalization_version`). 1 was the code before migration 0023 (source codes in the coded columns);
  * 2 is the common vocabulary. A stored row of an older version is re-normalized when its upstream version is
  * read again; bump this with a migration whenever stored values would change for the same upstream notice.
  */

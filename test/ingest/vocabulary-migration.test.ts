@@ -12,16 +12,16 @@ import { TEST_ENGINE } from "../helpers/engines.ts";
 import { ingestFixtureDirectories } from "../helpers/vocabulary.ts";
 
 /**
- * Migration 0024 on data (issue 14): a database ingested by the code before the vocabulary change, then
+ * Migration 0023 on data (issue 14): a database ingested by the code before the vocabulary change, then
  * migrated, equals a database ingested after it.
  *
  * "Before" is the real code of that time, not an imitation: the tree of PRE_VOCABULARY_COMMIT (main just
  * before this change, whose migrations end at 0020) is taken from git into a temporary directory and its own
  * migrate and ingest modules run, in this process, against a database of this suite's engine. Then this tree's
- * migrate applies 0024 (and whatever follows it). "After" is this tree's migrate and ingest on an empty database.
+ * migrate applies 0021–0023 (and whatever follows). "After" is this tree's migrate and ingest on an empty database.
  * Both ingest every shared fixture (the PLACSP and the TED directory, the same run order, the same clock).
  *
- * 0024 is a data migration (no raw notice is stored to re-normalize from). What the old code never stored
+ * 0023 is a data migration (no raw notice is stored to re-normalize from). What the old code never stored
  * cannot be derived, and the rows that may lack it are left stale (normalization_version 1); reading their
  * upstream notices again re-normalizes them. So the test checks both steps:
  * 1. right after the migration, every difference is on a stale row, in a column the migration documents as
@@ -33,8 +33,8 @@ import { ingestFixtureDirectories } from "../helpers/vocabulary.ts";
  * in the same order.
  *
  * The commit must be in the clone's history (a shallow clone has to fetch it). When a later change alters
- * what ingestion writes for the fixtures, the two sides differ for reasons that are not 0024's: that change
- * then states its own difference here, or this test is retired once every deployment is past 0024.
+ * what ingestion writes for the fixtures, the two sides differ for reasons that are not 0023's: that change
+ * then states its own difference here, or this test is retired once every deployment is past 0023.
  */
 const PRE_VOCABULARY_COMMIT = "b7ec9968d5a16b4dc2fdc9a559ebda970573a99c";
 const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -61,7 +61,7 @@ async function checkOutOldTree(): Promise<OldTree> {
     });
   } catch {
     throw new Error(
-      `commit ${PRE_VOCABULARY_COMMIT} (the code before migration 0024) is not in this clone: ` +
+      `commit ${PRE_VOCABULARY_COMMIT} (the code before migration 0023) is not in this clone: ` +
         `fetch it (git fetch --unshallow) to run the migration test`,
     );
   }
@@ -154,7 +154,7 @@ function differences(before: Dump, after: Dump): Difference[] {
   return found;
 }
 
-describe(`migration 0024 on data ingested before it (${TEST_ENGINE})`, () => {
+describe(`migration 0023 on data ingested before it (${TEST_ENGINE})`, () => {
   let old: OldTree | undefined;
   let before: TestDatabase | undefined;
   let after: TestDatabase | undefined;
@@ -174,7 +174,7 @@ describe(`migration 0024 on data ingested before it (${TEST_ENGINE})`, () => {
       ingestTed: oldTree.ingestTed,
     });
     const { applied } = await migrate(beforeDb);
-    expect(applied).toContain("0024_vocabulary");
+    expect(applied).toContain("0023_vocabulary");
     migratedDump = await dumpDatabase(beforeDb);
     const { rows } = await beforeDb.query<{ source_ref: string }>(
       "SELECT source_ref FROM tenders WHERE normalization_version < 2 ORDER BY source, source_ref",

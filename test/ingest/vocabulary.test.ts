@@ -45,7 +45,7 @@ async function tenderAnswer(id: number) {
   };
 }
 
-describe("code_vocabulary (migration 0024) holds the mapping the writer uses", () => {
+describe("code_vocabulary (migration 0023) holds the mapping the writer uses", () => {
   it("row for row", async () => {
     const { rows } = await t.db.query<{ source: string; field: string; code: string; value: string | null }>(
       "SELECT source, field, code, value FROM code_vocabulary ORDER BY source, field, code",

@@ -32,7 +32,7 @@ export interface AwardEvidence {
   /** The award's own notice reference, else its tender's. */
   awardRef: string;
   awardDate: string | null;
-  /** The contract's start, actual or planned (`startDateKind`, migration 0024). */
+  /** The contract's start, actual or planned (`startDateKind`, migration 0023). */
   startDate: string | null;
   startDateKind: StartDateKind | null;
   /** A published end date (the lot's, else the notice's). */

@@ -7,7 +7,7 @@ export interface StoredTenderState {
   source_ref: string;
   upstream_updated: Date;
   raw_hash: string;
-  /** The mapping version the row was written with (migration 0024); an older one is re-normalized on re-read. */
+  /** The mapping version the row was written with (migration 0023); an older one is re-normalized on re-read. */
   normalization_version: number;
 }
 
@@ -70,7 +70,7 @@ const TENDER_COLUMNS = `source text, source_ref text, feed text, folder_id text,
 /**
  * Inserts new tenders and replaces the state of existing ones, but only with a strictly newer upstream version:
  * an older snapshot never overwrites a newer one, whatever order feeds and archives arrive in. The one exception
- * is a row written by an older mapping (`normalization_version`, migration 0024): the same upstream version,
+ * is a row written by an older mapping (`normalization_version`, migration 0023): the same upstream version,
  * read again, re-normalizes it. Returns the id of every written tender by source_ref.
  */
 export async function upsertTenders(
@@ -136,7 +136,7 @@ export interface VersionWrite {
 
 /**
  * Records distinct versions; a version whose content hash is already stored for the tender only moves its time
- * back to the earliest, and takes the codes as now read (a re-read after a mapping change, migration 0024).
+ * back to the earliest, and takes the codes as now read (a re-read after a mapping change, migration 0023).
  */
 export async function insertTenderVersions(db: Queryable, rows: readonly VersionWrite[]): Promise<void> {
   if (rows.length > 0) {
@@ -174,7 +174,7 @@ export interface AwardWrite {
   value_is_ceiling: boolean;
   duration_months: number | null;
   start_date: string | null;
-  /** `actual` or `planned` (migration 0024); null exactly when start_date is. */
+  /** `actual` or `planned` (migration 0023); null exactly when start_date is. */
   start_date_kind: string | null;
   end_date: string | null;
   /** Announced extensions/options as published; null when none (migration 0016). */

@@ -114,7 +114,7 @@ export interface OpportunityRow {
  * One page of scored opportunities and the number of them, in one statement.
  *
  * Plan: the candidate set is bounded by the window, so it is read first, from the partial indexes of tenders
- * that can still be open (migrations 0017, 0024: not tombstoned, not linked to their PLACSP procedure, not
+ * that can still be open (migrations 0017, 0023: not tombstoned, not linked to their PLACSP procedure, not
  * awarded, signed, cancelled or deserted; the subquery repeats their predicate), "published since today - window" and
  * "deadline after now" OR-ed into one bitmap. `OFFSET 0` keeps the buyer and CPV match out of that scan: given
  * the chance, the planner ANDs the window with a GIN scan of `cpv_prefixes` for the company's divisions, which

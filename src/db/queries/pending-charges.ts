@@ -2,7 +2,7 @@ import type { Queryable } from "../client.ts";
 import { LIVE_INSTANCE_KEYS } from "./fleet-locks.ts";
 
 /**
- * Credit and subscription debits whose call has not been answered yet (`pending_charges`, migration 0023).
+ * Credit and subscription debits whose call has not been answered yet (`pending_charges`, migration 0022).
  * Exactly one of three statements removes a row, and whichever does decides the debit's fate: the answer's
  * commit (kept), the call's release (refunded) or the orphan sweep (refunded: its process died). Each is one
  * DELETE, so two of them can never both act on one debit.
