@@ -129,6 +129,15 @@ describe("PLACSP feed faults", { timeout: PROPERTY_TIMEOUT_MS }, () => {
     );
   });
 
+  it("reads again every page cut short, by the transport or not", async () => {
+    reference = await cleanDump();
+    for (const path of [HEAD_PATH, PAGE2_PATH, PAGE3_PATH]) {
+      feed.faults.set(path, ["truncate-body", "truncate-transfer"]);
+    }
+    expect(await run(t.db)).toMatchObject({ pages: 3, errors: 0 });
+    expect(await canonicalDump(t.db)).toBe(reference);
+  });
+
   it("fails past the budget without moving the checkpoint; the next run catches up", async () => {
     reference = await cleanDump();
     feed.faults.set(PAGE2_PATH, Array(RETRIES + 1).fill("truncate-body"));
@@ -260,6 +269,18 @@ describe("TED Search API faults", { timeout: PROPERTY_TIMEOUT_MS }, () => {
       }),
       { numRuns: RUNS.ted },
     );
+  });
+
+  it("reads again every notice cut short, wherever the cut falls (inside a character too)", async () => {
+    // This used to record the notice as unreadable and move the checkpoint past it: the notice was lost.
+    const reference = await cleanDump(PAGES);
+    ted = await startTedServer(PAGES.map((page) => [...page]));
+    for (const number of PAGES.flat()) {
+      ted.noticeFaults.set(number, ["truncate-body", "truncate-transfer"]);
+    }
+    const summary = await run(t.db);
+    expect(summary.errors).toBe(0);
+    expect(await canonicalDump(t.db)).toBe(reference);
   });
 
   it("fails past the budget without moving the checkpoint; the next run catches up", async () => {

@@ -243,4 +243,27 @@ describe("limits on hostile input", () => {
       elementsOf(await read([open, "<a:item/>".repeat(2_000), "</a:root>"], { maxRecordChars: 3_000 })),
     ).toHaveLength(2_000);
   });
+
+  it("marks a document that ends early as truncated, even inside a UTF-8 sequence, and a malformed one not", async () => {
+    const bytes = new TextEncoder().encode(`${open}<a:item>Adjudicación</a:item></a:root>`);
+    const cutAt = bytes.indexOf(0xc3) + 1;
+    async function* chunks(data: Uint8Array): AsyncGenerator<Uint8Array> {
+      yield data;
+    }
+    const error = async (data: Uint8Array) => {
+      try {
+        for await (const _ of readXmlElements(chunks(data), items)) {
+          // drain
+        }
+      } catch (err) {
+        return err as XmlError;
+      }
+      return null;
+    };
+    expect(await error(bytes.subarray(0, cutAt))).toMatchObject({ truncated: true });
+    expect(await error(bytes.subarray(0, bytes.length - 5))).toMatchObject({ truncated: true });
+    expect(await error(new TextEncoder().encode(`${open}<a:item></b></a:root>`))).toMatchObject({
+      truncated: false,
+    });
+  });
 });

@@ -338,8 +338,10 @@ function decode(decoder: TextDecoder, bytes: Uint8Array, stream: boolean): strin
   try {
     return decoder.decode(bytes, { stream });
   } catch (err) {
+    // Ending inside a multi-byte sequence is a document cut short, not a bad encoding.
     throw new XmlError(stream ? "invalid UTF-8 in input" : "input ends inside a UTF-8 sequence", {
       cause: err,
+      truncated: !stream,
     });
   }
 }

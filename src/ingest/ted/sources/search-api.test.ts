@@ -522,6 +522,15 @@ describe("fetchTedNoticeXml", () => {
     expect(http.retryLog.map((r) => r.reason)).toEqual([
       expect.stringMatching(/ends before <\/\S+>: a body cut short/),
     ]);
+    // A cut inside a multi-byte character is a cut too, not "invalid UTF-8".
+    const accented = Buffer.from('<?xml version="1.0"?><ContractNotice><x>Adjudicación</x></ContractNotice>');
+    const midChar = accented.indexOf(Buffer.from("ó")) + 1;
+    const cutInChar = await serve((_req, res, n) =>
+      res.end(n === 1 ? accented.subarray(0, midChar) : accented),
+    );
+    const again = options();
+    expect(await fetchTedNoticeXml(`${cutInChar.base}/x`, again)).toBe(accented.toString("utf8"));
+    expect(again.retryLog.map((r) => r.reason)).toEqual([expect.stringMatching(/a body cut short/)]);
     // Cut on every attempt: a FetchError once the budget is spent, marked retryable.
     const always = await serve((_req, res) => res.end(text.slice(0, 500)));
     const error = await fetchTedNoticeXml(`${always.base}/x`, options({ retries: 1 })).catch(

@@ -221,11 +221,11 @@ export async function fetchTedNoticeXml(url: string, http: HttpOptions): Promise
     const bytes = await readBounded(response, MAX_NOTICE_BYTES).catch((err: unknown) => {
       throw err instanceof AttemptFailed ? reject(`${err.message}; a notice is at most a few MB`) : err;
     });
-    const text = decodeUtf8(bytes);
-    if (text === null) {
-      throw reject("the body is not valid UTF-8");
-    }
-    const start = text.trimStart();
+    // The structural checks need only ASCII, so they read the bytes one to one: a body cut inside a
+    // multi-byte character is still found cut short (and read again), not refused as invalid UTF-8.
+    const bom = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
+    const raw = bytes.subarray(bom).toString("latin1");
+    const start = raw.trimStart();
     if (start === "") {
       throw reject(`${statusLine(response)} with an empty body, not the notice`);
     }
@@ -233,11 +233,16 @@ export async function fetchTedNoticeXml(url: string, http: HttpOptions): Promise
       throw reject(`${statusLine(response)} with an HTML page, not the notice's XML`);
     }
     if (!start.startsWith("<")) {
-      throw reject(`the body is not XML; it starts with ${JSON.stringify(start.slice(0, 80))}`);
+      const shown = Buffer.from(start.slice(0, 80), "latin1").toString("utf8");
+      throw reject(`the body is not XML; it starts with ${JSON.stringify(shown)}`);
     }
-    const root = unclosedRoot(text);
+    const root = unclosedRoot(raw);
     if (root !== null) {
       throw new AttemptFailed(`the XML ends before </${root}>: a body cut short`, { retryable: true });
+    }
+    const text = decodeUtf8(bytes);
+    if (text === null) {
+      throw reject("the body is not valid UTF-8");
     }
     return text;
   });
