@@ -129,12 +129,12 @@ export async function amplify(db: Db, targetAwards: number, log: (line: string) 
        ), copied AS (
          INSERT INTO tenders (source, source_ref, feed, folder_id, notice_type, publication_date, title, description,
                               cpv_main, cpv_all, contract_type, procedure_type, deadline, estimated_value, currency,
-                              nuts, url, status, framework, duration_months, buyer_id, upstream_updated, raw_hash,
-                              is_synthetic)
+                              nuts, url, status, source_codes, normalization_version, framework, duration_months,
+                              buyer_id, upstream_updated, raw_hash, is_synthetic)
          SELECT source, source_ref || '~' || $1::text, feed, folder_id, notice_type, publication_date - $2::int,
                 coalesce(texts.title, src.title), coalesce(texts.description, src.description), cpv_main, cpv_all,
                 contract_type, procedure_type, deadline - make_interval(days => $2::int), estimated_value, currency,
-                nuts, url, status, framework, duration_months, buyer_id,
+                nuts, url, status, source_codes, normalization_version, framework, duration_months, buyer_id,
                 upstream_updated - make_interval(days => $2::int), raw_hash, true
            FROM src
            LEFT JOIN texts ON texts.tender_id = src.id
@@ -142,12 +142,12 @@ export async function amplify(db: Db, targetAwards: number, log: (line: string) 
        )
        INSERT INTO awards (tender_id, buyer_id, award_key, source, source_ref, lot, result_code, award_date,
                            winner_company_id, winner_name, winner_nif, value, value_payable, currency, bidders_count,
-                           framework, value_is_ceiling, duration_months, start_date, end_date, contract_signed, cpv,
-                           extension_text, extension_months, extension_end_date)
+                           framework, value_is_ceiling, duration_months, start_date, start_date_kind, end_date,
+                           contract_signed, cpv, extension_text, extension_months, extension_end_date)
        SELECT copied.id, a.buyer_id, a.award_key, a.source, a.source_ref || '~' || $1::text, a.lot, a.result_code,
               a.award_date - $2::int, a.winner_company_id, a.winner_name, a.winner_nif, a.value, a.value_payable,
               a.currency, a.bidders_count, a.framework, a.value_is_ceiling, a.duration_months, a.start_date - $2::int,
-              a.end_date - $2::int, a.contract_signed, a.cpv, a.extension_text, a.extension_months,
+              a.start_date_kind, a.end_date - $2::int, a.contract_signed, a.cpv, a.extension_text, a.extension_months,
               a.extension_end_date - $2::int
          FROM awards a
          JOIN src ON src.id = a.tender_id

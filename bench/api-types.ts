@@ -33,8 +33,11 @@ export interface MemoryReading {
 export interface AfterIngestSteps {
   /** Incremental aggregate refresh (refreshStats). */
   statsMs: number | null;
-  /** Incremental renewal-signal recompute (recomputeSignals): buyers marked dirty by the run, signals written. */
-  signals: { buyers: number; signals: number; ms: number } | null;
+  /**
+   * Incremental renewal-signal recompute (recomputeSignals): buyers and buyer x CPV division pairs marked dirty by
+   * the run, signals written.
+   */
+  signals: { buyers: number; pairs: number; signals: number; ms: number } | null;
 }
 
 export interface IngestOutcome {

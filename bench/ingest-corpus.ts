@@ -21,12 +21,18 @@ function stepRecorder(log: Logger): { log: Logger; steps: AfterIngestSteps } {
           msg?: string;
           ms?: number;
           buyers?: number;
+          pairs?: number;
           signals?: number;
         };
         if (event.msg === "company and buyer stats refreshed" && typeof event.ms === "number") {
           steps.statsMs = event.ms;
         } else if (event.msg === "renewal signals recomputed" && typeof event.ms === "number") {
-          steps.signals = { buyers: event.buyers ?? 0, signals: event.signals ?? 0, ms: event.ms };
+          steps.signals = {
+            buyers: event.buyers ?? 0,
+            pairs: event.pairs ?? 0,
+            signals: event.signals ?? 0,
+            ms: event.ms,
+          };
         } else if (event.level >= 40) {
           log.warn(event, event.msg ?? "ingest warning");
         }

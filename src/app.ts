@@ -45,6 +45,13 @@ export interface AppDeps {
   config: Config;
   domain: DomainContext;
   payments: Payments;
+  /** The running process around the app (server.ts); absent in in-process tests. */
+  process?: {
+    /** Whether this process leads scheduled ingestion (GET /health). */
+    ingestLeader(): { role: Config["INGEST_ROLE"]; leading: boolean; since: Date | null };
+    /** True once shutdown began: answers then close their connection, so no new request reuses it. */
+    draining(): boolean;
+  };
 }
 
 /**
@@ -55,6 +62,17 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
 
   app.use("*", requestContext(deps.domain.log));
+  const running = deps.process;
+  if (running) {
+    // While draining, a kept-alive connection is closed after its answer: the next request opens a new
+    // connection, which the closed listener refuses (the client or load balancer goes to another replica).
+    app.use("*", async (c, next) => {
+      await next();
+      if (running.draining()) {
+        c.header("Connection", "close");
+      }
+    });
+  }
   // Before the rate limit: a browser's preflight is answered here and not counted.
   app.use("*", apiCors());
   if (deps.config.RATE_LIMIT_PER_MINUTE > 0) {
@@ -104,6 +122,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   let discovery: Map<string, EndpointDiscovery> | undefined;
   const httpDeps: HttpDeps = {
     ...deps,
+    ingestLeader: deps.process?.ingestLeader,
     // Read lazily: at request time every route has been registered.
     servedRoutes: () => {
       served ??= app.routes.filter((r) => r.method !== "ALL").map((r) => `${r.method} ${r.path}`);

@@ -48,6 +48,25 @@ describe("loadConfig", () => {
     expect(config.DATABASE_READ_URL).toBe(replica);
   });
 
+  it("refuses the test-only delay hook unless NODE_ENV=test", () => {
+    expect(() => loadConfig({ TEST_PAID_DELAY_MAX_MS: "5000" })).toThrow(
+      /^TEST_PAID_DELAY_MAX_MS: a test hook, accepted only with NODE_ENV=test$/,
+    );
+    expect(() => loadConfig({ TEST_PAID_DELAY_MAX_MS: "5000", NODE_ENV: "production" })).toThrow(ConfigError);
+    expect(loadConfig({ TEST_PAID_DELAY_MAX_MS: "5000", NODE_ENV: "test" }).TEST_PAID_DELAY_MAX_MS).toBe(
+      5000,
+    );
+    expect(loadConfig({}).TEST_PAID_DELAY_MAX_MS).toBeUndefined();
+  });
+
+  it("takes INGEST_ROLE auto (default), always or never", () => {
+    expect(loadConfig({}).INGEST_ROLE).toBe("auto");
+    expect(loadConfig({ INGEST_ROLE: "never" }).INGEST_ROLE).toBe("never");
+    expect(() => loadConfig({ INGEST_ROLE: "leader" })).toThrow(
+      /^INGEST_ROLE: invalid value \(got "leader"\); allowed: auto \| always \| never$/,
+    );
+  });
+
   it("is documented variable by variable in the README configuration table", () => {
     const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8");
     for (const { name, defaultValue } of describeConfig()) {

@@ -181,6 +181,12 @@ export const ConfigSchema = z.object({
     .regex(/^(off|\d+[smh])$/, "must be off or an interval such as 6h, 12h or 24h")
     .default("24h")
     .describe("How often `npm start` queries the TED Search API for new notices (`off` disables TED only)."),
+  INGEST_ROLE: z
+    .enum(["auto", "always", "never"])
+    .default("auto")
+    .describe(
+      "Whether this process runs scheduled ingestion (PLACSP, TED, import folder, retention) when several share one PostgreSQL: `auto` competes for the one ingest-leader lock, `always` waits for it in line ahead of `auto` replicas, `never` never ingests.",
+    ),
   INGEST_PLACSP_FEEDS: z
     .string()
     .regex(/^(643|1044|1143)(,(643|1044|1143))*$/, "must be a comma-separated list of 643, 1044, 1143")
@@ -246,6 +252,15 @@ export const ConfigSchema = z.object({
     .min(1)
     .optional()
     .describe("Path or http(s) URL of a NUTS CSV (code,level,name,…) loaded at start."),
+  TEST_PAID_DELAY_MAX_MS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(600_000)
+    .optional()
+    .describe(
+      "Tests only (refused unless NODE_ENV=test): a paid call carrying header x-test-paid-delay-ms waits that long, at most this, between taking its payment and producing its answer.",
+    ),
 });
 
 export type Config = z.infer<typeof ConfigSchema>;
@@ -280,6 +295,10 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       throw new ConfigError(
         "X402_PAY_TO: required when PAYMENTS_MODE=x402 (the 0x address that receives the payments)",
       );
+    }
+    if (result.data.TEST_PAID_DELAY_MAX_MS !== undefined && cleaned.NODE_ENV !== "test") {
+      // A hook that holds paid calls open exists for the fleet test's kill; production never runs it.
+      throw new ConfigError("TEST_PAID_DELAY_MAX_MS: a test hook, accepted only with NODE_ENV=test");
     }
     if (result.data.DATABASE_READ_URL && !result.data.DATABASE_URL) {
       // A replica replicates a primary: with the embedded database there is nothing to replicate.

@@ -1,4 +1,4 @@
-import { type ServerType, serve } from "@hono/node-server";
+import type { ServerType } from "@hono/node-server";
 import { createApp } from "./app.ts";
 import { type Config, ConfigError, loadConfig, scheduleIntervalMs } from "./config.ts";
 import { createPgDb, type Db, openDb } from "./db/client.ts";
@@ -6,6 +6,15 @@ import { DataDirLockedError } from "./db/data-dir-lock.ts";
 import { migrate } from "./db/migrate.ts";
 import { hasSyntheticTenders } from "./db/queries/ingest-tenders.ts";
 import { startRetentionJob } from "./domain/leads/leads.ts";
+import {
+  createIngestLeadership,
+  type LeaderJobs,
+  leaderRetryMs,
+  pgLeaderLock,
+  soleProcessLock,
+} from "./fleet/ingest-leader.ts";
+import { joinFleet } from "./fleet/instance.ts";
+import { createHttpServer } from "./http/node-server.ts";
 import { httpOptionsFrom, tedQueryFrom } from "./ingest/http-options.ts";
 import { startImportFolder } from "./ingest/import-folder.ts";
 import { loadCpvLabels, loadNutsNames } from "./ingest/refdata/load-reference.ts";
@@ -13,6 +22,7 @@ import { startIngestScheduler } from "./ingest/scheduler.ts";
 import { systemClock } from "./lib/clock.ts";
 import { createLogger, type Logger } from "./lib/logger.ts";
 import { createPayments } from "./payments/index.ts";
+import { startOrphanSweep, sweepOrphanedPayments } from "./payments/orphans.ts";
 import { subscriptionSettingsFrom } from "./payments/subscription/settings.ts";
 import { resolveX402Settings } from "./payments/x402/index.ts";
 
@@ -24,8 +34,8 @@ export interface RunningServer {
 }
 
 /**
- * Start-up sequence: config → database → migrations → reference data → app → listen. Used by `npm start`
- * (main.ts) and `npm run cli -- serve`.
+ * Start-up sequence: config → database → migrations → reference data → fleet membership → app → listen →
+ * ingest election. Used by `npm start` (main.ts) and `npm run cli -- serve`.
  */
 export async function startServer(config: Config, log: Logger): Promise<RunningServer> {
   // Resolved before anything opens: a wrong X402_* value stops start-up with one line.
@@ -45,6 +55,13 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   const readDb = config.DATABASE_READ_URL
     ? createPgDb(config.DATABASE_READ_URL, { poolSize: config.DATABASE_POOL_SIZE })
     : undefined;
+  // Before any payment is taken: payments carry this process's instance key (payments/orphans.ts). The payments
+  // of processes that died mid-call (this one's predecessor on PGlite) are given back before serving.
+  const instance = await joinFleet({ db, databaseUrl: config.DATABASE_URL, log });
+  const swept = await sweepOrphanedPayments({ db, now: systemClock });
+  if (swept.refundedDebits + swept.releasedDevTokens + swept.failedClaims > 0) {
+    log.warn(swept, "gave back the payments of calls whose process died before answering");
+  }
   const payments = createPayments({
     db,
     dataDb: readDb,
@@ -53,21 +70,38 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     devTokenTtlSeconds: config.DEV_TOKEN_TTL_SECONDS,
     x402,
     subscription,
+    holder: () => instance.key,
     log,
   });
-  const app = createApp({ config, domain: { db, readDb, log, now: systemClock }, payments });
+  const leadership = createIngestLeadership({
+    role: config.INGEST_ROLE,
+    lock: config.DATABASE_URL ? pgLeaderLock(config.DATABASE_URL, log) : soleProcessLock,
+    retryMs: leaderRetryMs(config),
+    log,
+    now: systemClock,
+    startJobs: () => startLeaderJobs(db, config, log),
+  });
+  let draining = false;
+  const app = createApp({
+    config,
+    domain: { db, readDb, log, now: systemClock },
+    payments,
+    process: { ingestLeader: () => leadership.status(), draining: () => draining },
+  });
 
   const server = await new Promise<ServerType>((resolve, reject) => {
-    const started = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST }, () =>
-      resolve(started),
-    );
+    // `serve` from @hono/node-server, plus the error envelope for requests that never reach the app.
+    const started = createHttpServer(app.fetch, { hostname: config.HOST });
+    started.listen(config.PORT, config.HOST, () => resolve(started));
     started.once("error", (error: NodeJS.ErrnoException) => {
       const reason =
         error.code === "EADDRINUSE"
           ? `port ${config.PORT} on ${config.HOST} is already in use; stop what listens there or set PORT`
           : `cannot listen on ${config.HOST}:${config.PORT}: ${error.message}`;
       // The database is released before the refusal is reported (an embedded one holds a lock).
-      void Promise.all([readDb?.close(), db.close()]).finally(() => reject(new StartupError(reason)));
+      void Promise.all([readDb?.close(), instance.close().then(() => db.close())]).finally(() =>
+        reject(new StartupError(reason)),
+      );
     });
   });
   const address = server.address();
@@ -77,6 +111,32 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     `listening on http://${config.HOST}:${port}`,
   );
 
+  const sweeper = startOrphanSweep({ db, log, now: systemClock });
+  leadership.start();
+
+  return {
+    server,
+    port,
+    db,
+    async close() {
+      draining = true;
+      // The listener closes (new connections are refused) while in-flight calls finish; meanwhile the ingest
+      // jobs stop and the leader lock goes, so a follower can take over without waiting for the drain.
+      await Promise.all([new Promise<void>((resolve) => server.close(() => resolve())), leadership.stop()]);
+      await sweeper.stop();
+      // Only once no call is in flight: the instance lock vouches for this process's unanswered payments.
+      await instance.close();
+      await readDb?.close();
+      await db.close();
+    },
+  };
+}
+
+/**
+ * What the ingest leader runs (fleet/ingest-leader.ts): the feed and TED schedule, the import folder and lead
+ * retention. Stopping waits for a round in progress.
+ */
+function startLeaderJobs(db: Db, config: Config, log: Logger): LeaderJobs {
   const scheduler = startIngestScheduler({ db, log, now: systemClock }, config);
   const importInterval = scheduleIntervalMs(config.IMPORT_SCHEDULE);
   const imports =
@@ -93,7 +153,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
           },
         );
   const retentionInterval = scheduleIntervalMs(config.RETENTION_SCHEDULE);
-  // First run a minute after start (the API serves first), then every RETENTION_SCHEDULE.
+  // First run a minute after taking the lead (the API serves first), then every RETENTION_SCHEDULE.
   const retention =
     retentionInterval === null
       ? null
@@ -101,18 +161,9 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
           { db, log, now: systemClock },
           { intervalMs: retentionInterval, firstDelayMs: Math.min(60_000, retentionInterval) },
         );
-
   return {
-    server,
-    port,
-    db,
-    async close() {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      await scheduler?.stop();
-      await imports?.stop();
-      await retention?.stop();
-      await readDb?.close();
-      await db.close();
+    async stop() {
+      await Promise.all([scheduler?.stop(), imports?.stop(), retention?.stop()]);
     },
   };
 }

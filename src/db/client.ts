@@ -97,6 +97,60 @@ export function createPgDb(connectionString: string, options: { poolSize?: numbe
   };
 }
 
+/**
+ * One PostgreSQL connection of its own, outside the pool: what a session-level advisory lock is held on (the
+ * lock lives exactly as long as this session, so a process that dies releases it with its connection).
+ */
+export interface DbSession extends Queryable {
+  /** False once the connection has failed or been closed; a lock it held is gone. */
+  readonly alive: boolean;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens a dedicated session. TCP keepalives on both ends: the client notices a dead server, and the server
+ * ends the session of a vanished host (its locks with it) within about 25 s instead of the kernel's two hours.
+ */
+export async function openPgSession(connectionString: string, name: string): Promise<DbSession> {
+  const client = new pg.Client({
+    connectionString,
+    application_name: `procurement-intel:${name}`,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
+    options:
+      "-c TimeZone=UTC -c tcp_keepalives_idle=10 -c tcp_keepalives_interval=5 -c tcp_keepalives_count=3",
+    types: {
+      getTypeParser: ((oid: number, format?: "text" | "binary") =>
+        pgTypeOverrides[oid] ?? pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+    },
+  });
+  let alive = true;
+  // A lost connection must not crash the process: the owner sees `alive` turn false and opens a new one.
+  client.on("error", () => {
+    alive = false;
+  });
+  client.on("end", () => {
+    alive = false;
+  });
+  await client.connect();
+  return {
+    get alive() {
+      return alive;
+    },
+    async query<T>(sql: string, params?: readonly unknown[]) {
+      const result = await client.query(sql, params as unknown[] | undefined);
+      return { rows: result.rows as T[], rowCount: result.rowCount ?? 0 };
+    },
+    async exec(sql: string) {
+      await client.query(sql);
+    },
+    async close() {
+      alive = false;
+      await client.end().catch(() => {});
+    },
+  };
+}
+
 export interface PgliteOptions {
   /** Directory for the data files; omitted = in memory. */
   dataDir?: string;

@@ -43,12 +43,22 @@ export const RegionParam = z
   .regex(/^[A-Za-z]{2}[A-Za-z0-9]{0,3}$/, { error: REGION_FORMAT })
   .meta({ example: "ES51", description: REGION_FORMAT });
 
+/**
+ * PostgreSQL `text` cannot hold U+0000: a NUL in a text parameter would fail its query with a 500 after the
+ * payment gate, so every free-text parameter refuses it up front as invalid input (a 400 that costs nothing).
+ */
+export const NO_NUL_RULE = "text without NUL characters (U+0000)";
+export function hasNoNul(value: string): boolean {
+  return !value.includes("\u0000");
+}
+
 export const NameFragmentParam = z
   .string()
   .min(2)
   .max(200)
   // Spaces alone would match every name (or none): say so instead of charging for it.
   .refine((value) => value.trim().length >= 2, { error: "2 to 200 characters, not only spaces" })
+  .refine(hasNoNul, { error: NO_NUL_RULE })
   .meta({ description: "Name fragment, 2 to 200 characters; case- and accent-insensitive." });
 
 export const DateParam = z.iso

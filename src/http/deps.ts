@@ -14,6 +14,8 @@ export interface HttpDeps {
   servedRoutes(): readonly string[];
   /** The MCP tools served at POST /mcp, for llms.txt (app.ts supplies them: http does not import mcp). */
   mcpTools?(): readonly McpToolSummary[];
+  /** Whether this process leads scheduled ingestion (server.ts supplies it; absent = it runs none). */
+  ingestLeader?(): { role: Config["INGEST_ROLE"]; leading: boolean; since: Date | null };
   /** Input and output of a priced endpoint (from the OpenAPI document), for x402 catalog discovery. */
   describeEndpoint?(endpoint: string): EndpointDiscovery | undefined;
 }

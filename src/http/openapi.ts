@@ -2,6 +2,7 @@ import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { baseUrl, type HttpDeps } from "./deps.ts";
 import type { AppEnv } from "./env.ts";
 import { errorResponses } from "./errors.ts";
+import { openApiExamples, withExamples } from "./openapi-examples.ts";
 
 export const API_VERSION = "0.1.0";
 
@@ -108,7 +109,9 @@ export function registerOpenApiRoute(app: OpenAPIHono<AppEnv>, deps: HttpDeps): 
     const url = baseUrl(c, deps);
     let document = cache.get(url);
     if (!document) {
-      document = buildOpenApiDocument(app, url);
+      // The examples are documentation only: the x402 catalog entries (describeEndpoint) are built from the
+      // document without them, so a 402 never depends on the examples file.
+      document = withExamples(buildOpenApiDocument(app, url), openApiExamples());
       cache.set(url, document);
     }
     return c.json(document as unknown as Record<string, unknown>, 200);

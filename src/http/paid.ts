@@ -35,6 +35,7 @@ export async function servePaid<T>(
   produce: () => Promise<T>,
 ): Promise<{ value: T; priceCents: number }> {
   const entry = priceOf(endpoint);
+  const delayMs = testPaidDelayMs(c, deps);
   const result = await deps.payments.charge(
     {
       endpoint: entry.endpoint,
@@ -44,13 +45,26 @@ export async function servePaid<T>(
       discovery: deps.describeEndpoint?.(entry.endpoint),
     },
     c.get("requestId"),
-    produce,
+    delayMs > 0 ? () => sleep(delayMs).then(produce) : produce,
   );
   for (const [name, value] of Object.entries(settlementHeaders(result.settlement))) {
     c.header(name, value);
   }
   return { value: result.value, priceCents: entry.priceCents };
 }
+
+/**
+ * The test-only delay hook: with `TEST_PAID_DELAY_MAX_MS` set (config refuses it unless NODE_ENV=test), a paid
+ * call carrying `x-test-paid-delay-ms: N` waits min(N, max) ms after its payment is taken and before its
+ * answer is produced, so a test can kill the process while calls hold payments (test/e2e/fleet.test.ts).
+ */
+function testPaidDelayMs(c: Context<AppEnv>, deps: HttpDeps): number {
+  const max = deps.config.TEST_PAID_DELAY_MAX_MS;
+  const asked = max === undefined ? Number.NaN : Number(c.req.header("x-test-paid-delay-ms"));
+  return max !== undefined && Number.isInteger(asked) && asked > 0 ? Math.min(asked, max) : 0;
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** The request's URL as clients address it: behind a proxy, PUBLIC_BASE_URL's origin and prefix. */
 function publicUrl(c: Context<AppEnv>, deps: HttpDeps): string {

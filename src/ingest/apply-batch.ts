@@ -12,7 +12,14 @@ import {
   type VersionWrite,
 } from "../db/queries/ingest-tenders.ts";
 import { normalizePartyName } from "../lib/party-names.ts";
-import type { NormalizedAward, NormalizedTender, NormalizeResult, SourceName, Tombstone } from "./model.ts";
+import {
+  NORMALIZATION_VERSION,
+  type NormalizedAward,
+  type NormalizedTender,
+  type NormalizeResult,
+  type SourceName,
+  type Tombstone,
+} from "./model.ts";
 import { companyKey, resolveBuyers, resolveCompanies } from "./parties.ts";
 import { isSyntheticPublicationNumber } from "./ted/publication-number.ts";
 
@@ -23,6 +30,8 @@ import { isSyntheticPublicationNumber } from "./ted/publication-number.ts";
  *   so feeds and archives may arrive in any order;
  * - every distinct version (by the hash of its raw upstream content without the version time) is kept in
  *   tender_versions; a re-publication with identical content only moves the version time;
+ * - a tender written by an older mapping (`NORMALIZATION_VERSION`) is re-normalized by its own upstream version
+ *   read again (and by any newer one), so re-importing what was ingested completes a mapping change;
  * - tombstones mark the tender closed/cancelled (type and time) and keep its awards;
  * - applying the same batch twice changes nothing.
  */
@@ -74,27 +83,31 @@ export async function applyBatch(db: Queryable, batch: BatchInput): Promise<Batc
   const winners: { version: HashedVersion; existing: number | null; contentChanged: boolean }[] = [];
   for (const [ref, versions] of byRef) {
     const before = stored.get(ref);
-    let state = before ? { updated: before.upstream_updated.toISOString(), hash: before.raw_hash } : null;
+    const stale = before !== undefined && before.normalization_version < NORMALIZATION_VERSION;
+    let state = before
+      ? { updated: before.upstream_updated.toISOString(), hash: before.raw_hash, stale }
+      : null;
     let winner: HashedVersion | null = null;
     for (const version of versions) {
       const updated = version.tender.upstreamUpdated;
+      const renormalizes = state?.stale === true && updated >= state.updated;
       if (!state) {
         outcome.entriesNew++;
-      } else if (updated > state.updated && version.hash !== state.hash) {
+      } else if ((updated > state.updated && version.hash !== state.hash) || renormalizes) {
         outcome.entriesUpdated++;
       } else {
         outcome.entriesUnchanged++;
       }
-      if (!state || updated > state.updated) {
+      if (!state || updated > state.updated || renormalizes) {
         winner = version;
-        state = { updated, hash: version.hash };
+        state = { updated, hash: version.hash, stale: false };
       }
     }
     if (winner) {
       winners.push({
         version: winner,
         existing: before?.id ?? null,
-        contentChanged: winner.hash !== before?.raw_hash,
+        contentChanged: winner.hash !== before?.raw_hash || stale,
       });
     }
     for (const version of versions) {
@@ -198,8 +211,8 @@ function versionRows(
         rows.set(key, {
           tender_id: tenderId,
           upstream_updated: v.tender.upstreamUpdated,
-          status: v.tender.status,
-          notice_type: v.tender.noticeType,
+          status: v.tender.sourceCodes.status ?? null,
+          notice_type: v.tender.sourceCodes.notice ?? null,
           raw_hash: v.hash,
         });
       }
@@ -229,6 +242,8 @@ function toTenderWrite(version: HashedVersion, buyerId: number | null): TenderWr
     nuts: t.nuts,
     url: t.url,
     status: t.status,
+    source_codes: t.sourceCodes,
+    normalization_version: NORMALIZATION_VERSION,
     framework: t.framework,
     duration_months: t.durationMonths,
     buyer_id: buyerId,
@@ -287,6 +302,7 @@ function toAwardWrites(
       value_is_ceiling: award.valueIsCeiling,
       duration_months: award.durationMonths,
       start_date: award.startDate,
+      start_date_kind: award.startDateKind,
       end_date: award.endDate,
       extension_text: award.extensionText,
       extension_months: award.extensionMonths,

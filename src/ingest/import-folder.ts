@@ -88,12 +88,18 @@ export function startImportFolder(deps: IngestDeps, options: ImportFolderOptions
       .filter((entry) => entry.isFile() && !entry.name.startsWith("."))
       .map((entry) => entry.name)
       .sort();
+    // Which files are settled is decided once, when the pass starts: a file still being written then waits for
+    // the next pass, however long the imports before it take.
+    const startedMs = deps.now().getTime();
+    const settled: string[] = [];
     for (const name of entries) {
-      const path = join(options.dir, name);
-      const info = await stat(path).catch(() => null);
-      if (!info || deps.now().getTime() - info.mtimeMs < SETTLE_MS) {
-        continue;
+      const info = await stat(join(options.dir, name)).catch(() => null);
+      if (info && startedMs - info.mtimeMs >= SETTLE_MS) {
+        settled.push(name);
       }
+    }
+    for (const name of settled) {
+      const path = join(options.dir, name);
       const kind = kindOfImport(name);
       try {
         if (kind === null) {

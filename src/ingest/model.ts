@@ -8,7 +8,24 @@
  * numbers in the notice's currency.
  */
 
+import type {
+  ContractType,
+  NoticeType,
+  ProcedureType,
+  SourceCodes,
+  StartDateKind,
+  TenderStatus,
+} from "../domain/vocabulary.ts";
+
 export type SourceName = "placsp" | "ted";
+
+/**
+ * The version of the mapping from source codes to stored values, written with every tender
+ * (`tenders.normalization_version`). 1 was the code before migration 0023 (source codes in the coded columns);
+ * 2 is the common vocabulary. A stored row of an older version is re-normalized when its upstream version is
+ * read again; bump this with a migration whenever stored values would change for the same upstream notice.
+ */
+export const NORMALIZATION_VERSION = 2;
 
 /** A party as published: a buyer, a winner, or a member of a joint venture. */
 export interface NormalizedParty {
@@ -59,7 +76,10 @@ export interface NormalizedAward {
   /** True when `value` is a framework maximum (a ceiling, never spend). */
   valueIsCeiling: boolean;
   durationMonths: number | null;
+  /** The contract's start: the actual one when the notice publishes it, else the planned one (`startDateKind`). */
   startDate: string | null;
+  /** `actual` (PLACSP `TenderResult/StartDate`) or `planned` (`PlannedPeriod/StartDate`); null without a start. */
+  startDateKind: StartDateKind | null;
   endDate: string | null;
   /**
    * The extensions, renewals and options the notice announces for the contract, as published (free text;
@@ -90,23 +110,26 @@ export interface NormalizedTender {
   folderId: string | null;
   /** Upstream version time (PLACSP `entry/updated`). */
   upstreamUpdated: string;
-  noticeType: string | null;
+  /** Common vocabulary (domain/vocabulary.ts); the published codes are in `sourceCodes`. */
+  noticeType: NoticeType | null;
   publicationDate: string | null;
   title: string | null;
   description: string | null;
   cpvMain: string | null;
   /** Every CPV of the notice, folder and lots, deduplicated, main first. */
   cpvAll: string[];
-  contractType: string | null;
-  procedureType: string | null;
+  contractType: ContractType | null;
+  procedureType: ProcedureType | null;
   /** Submission deadline as an instant. */
   deadline: string | null;
   estimatedValue: number | null;
   currency: string | null;
   nuts: string | null;
   url: string | null;
-  /** Status code as published (PLACSP ContractFolderStatusCode: PUB, EV, ADJ, RES, ANUL, PRE). */
-  status: string | null;
+  /** Where the procedure stands (PLACSP: folder status and results; TED: the notice's form and results). */
+  status: TenderStatus | null;
+  /** The codes the common fields were mapped from, as published (kept even when unknown). */
+  sourceCodes: SourceCodes;
   framework: boolean;
   durationMonths: number | null;
   buyer: NormalizedBuyer | null;

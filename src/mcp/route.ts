@@ -31,6 +31,10 @@ export async function handleMcpPost(
       "Invalid Request: JSON-RPC batches are not supported; send one message per POST /mcp.",
     );
   }
+  const badCall = invalidToolCall(body);
+  if (badCall !== null) {
+    return jsonRpcError(200, -32602, badCall, requestIdOf(body));
+  }
   const server = buildServer(deps, context);
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
@@ -60,8 +64,45 @@ export function mcpMethodNotAllowed(): Response {
   );
 }
 
-function jsonRpcError(status: number, code: number, message: string): Response {
-  return new Response(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }), {
+/**
+ * A `tools/call` whose params are not `{name: string, arguments?: object}`. The SDK would answer it with
+ * -32603 "Internal error" and a raw zod dump; it is the caller's mistake, so it is -32602 "Invalid params"
+ * saying what to send. Null when the message is anything else (the SDK handles it).
+ */
+function invalidToolCall(body: unknown): string | null {
+  if (!isRecord(body) || body.method !== "tools/call") {
+    return null;
+  }
+  const params = body.params;
+  if (!isRecord(params)) {
+    return 'Invalid params: tools/call takes params {"name": <tool name>, "arguments": {…}}; see tools/list.';
+  }
+  if (typeof params.name !== "string") {
+    return "Invalid params: params.name must be the name of a tool (a string); see tools/list.";
+  }
+  if (params.arguments !== undefined && !isRecord(params.arguments)) {
+    return `Invalid params: params.arguments must be an object of the tool's arguments, as its inputSchema in tools/list describes.`;
+  }
+  return null;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** The JSON-RPC id of a request, for an error answered in its place (null when it has none usable). */
+function requestIdOf(body: unknown): string | number | null {
+  const id = isRecord(body) ? body.id : null;
+  return typeof id === "string" || typeof id === "number" ? id : null;
+}
+
+function jsonRpcError(
+  status: number,
+  code: number,
+  message: string,
+  id: string | number | null = null,
+): Response {
+  return new Response(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id }), {
     status,
     headers: { "Content-Type": "application/json" },
   });

@@ -1,4 +1,4 @@
-import type { PaymentRequiredError, PaymentSettlement } from "../domain/errors.ts";
+import { DomainError, type PaymentRequiredError, type PaymentSettlement } from "../domain/errors.ts";
 
 /**
  * The payment gate every priced call goes through, REST and MCP alike. Methods are tried in order
@@ -57,6 +57,20 @@ export interface Charge {
   commit(): Promise<{ settlement?: PaymentSettlement }>;
   /** Undoes the provisional payment: the caller is not charged. */
   release(): Promise<void>;
+}
+
+/**
+ * A commit that found its payment already given back: this process lost its database session (and with it
+ * the instance lock that marks its payments as in flight), and another process's orphan sweep refunded the
+ * payment. Nothing is charged, so nothing may be served.
+ */
+export function paymentHoldLost(what: string): DomainError {
+  return new DomainError(
+    "internal",
+    `The ${what} paying for this call was given back before the answer was ready (the server lost its ` +
+      "database session); nothing was charged.",
+    "Retry the same request; the payment is usable again.",
+  );
 }
 
 export interface PaymentMethod {

@@ -61,6 +61,12 @@ export interface PaymentsDeps {
   subscription?: SubscriptionSettings | null;
   /** x402 mode: the resolved X402_* settings, and a facilitator replacing X402_FACILITATOR_URL (tests). */
   x402?: { settings: X402Settings; facilitator?: Facilitator };
+  /**
+   * The instance key of this process (fleet/instance.ts), recorded on every payment until its call is
+   * answered, so that the payments of a process that died are given back (payments/orphans.ts). Default 0: a
+   * key no process holds (in-process tests, which run no sweep).
+   */
+  holder?: () => number;
   /** Where a failure to record a served call is reported. */
   log?: Logger;
   /**
@@ -71,16 +77,19 @@ export interface PaymentsDeps {
 }
 
 export function createPayments(deps: PaymentsDeps): Payments {
+  const holder = deps.holder ?? (() => 0);
   const x402 =
-    deps.mode === "x402" && deps.x402 ? createX402({ db: deps.db, now: deps.now, ...deps.x402 }) : undefined;
+    deps.mode === "x402" && deps.x402
+      ? createX402({ db: deps.db, now: deps.now, holder, ...deps.x402 })
+      : undefined;
   const requirement = (attempt: PaymentAttempt) =>
     x402 ? x402.requirement(attempt) : requirementFor(deps.mode, attempt);
   // Gate order: subscription key → prepaid credits → (x402) → dev token.
   const methods: PaymentMethod[] = [
-    createSubscriptionMethod({ db: deps.db, now: deps.now, requirement }),
-    createCreditsMethod({ db: deps.db, now: deps.now, requirement }),
+    createSubscriptionMethod({ db: deps.db, now: deps.now, holder, requirement }),
+    createCreditsMethod({ db: deps.db, now: deps.now, holder, requirement }),
     ...(x402 ? [x402.method] : []),
-    ...(deps.mode === "dev" ? [createDevPaymentMethod(deps)] : []),
+    ...(deps.mode === "dev" ? [createDevPaymentMethod({ db: deps.db, now: deps.now, holder })] : []),
   ];
   const gate = createPaymentGate({ methods, requirement });
   const dataGuard = createDataGuard({ db: deps.dataDb ?? deps.db, now: deps.now });

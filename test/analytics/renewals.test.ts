@@ -37,6 +37,14 @@ async function storedSignals(db: Queryable): Promise<StoredSignal[]> {
   return rows.map((r) => ({ ...r, evidence_tender_ids: r.evidence_tender_ids.map(Number) }));
 }
 
+/** Each stored signal's row version (xmin): unchanged when the row was not rewritten. */
+async function signalVersions(db: Queryable): Promise<Map<string, string>> {
+  const { rows } = await db.query<{ basis_key: string; version: string }>(
+    "SELECT basis_key, xmin::text AS version FROM renewal_signals",
+  );
+  return new Map(rows.map((r) => [r.basis_key, r.version]));
+}
+
 const byKey = (signals: StoredSignal[], key: string) => {
   const signal = signals.find((s) => s.basis_key === key);
   if (!signal) {
@@ -184,7 +192,7 @@ describe("renewal signals on a crafted history", () => {
     expect(await storedSignals(t.db)).toEqual(signals);
   });
 
-  it("recomputes only the buyers an ingest touched, with the same result as a full recompute", async () => {
+  it("recomputes only the buyer x division pairs an ingest touched, with the same result as a full recompute", async () => {
     // Everything is clean after the full recompute: an incremental step has nothing to do.
     expect((await recomputeSignals({ db: t.db, log, now: KEEP_ALL })).buyers).toBe(0);
     // B3 publishes a re-tender inside the window; B2 gets a fourth award day; B1 is untouched.
@@ -206,7 +214,7 @@ describe("renewal signals on a crafted history", () => {
       [t23],
     );
     const step = await recomputeSignals({ db: t.db, log, now: KEEP_ALL });
-    expect(step.buyers).toBe(2);
+    expect(step).toMatchObject({ buyers: 2, pairs: 2 }); // B3 in division 72, B2 in 48
     const incremental = await storedSignals(t.db);
     expect(byKey(incremental, `recurrence:buyer:${b3}:division:72`).basis.retendered_by).toBe("T32");
     expect(byKey(incremental, `recurrence:buyer:${b2}:division:48`).basis.evidence_count).toBe(4);
@@ -214,13 +222,34 @@ describe("renewal signals on a crafted history", () => {
     expect(await storedSignals(t.db)).toEqual(incremental);
   });
 
-  it("drops a deleted tender's signals at the next step", async () => {
-    await t.db.query("DELETE FROM tenders WHERE source_ref = 'T5'");
-    await recomputeSignals({ db: t.db, log, now: KEEP_ALL });
+  it("drops a deleted tender's signals at the next step, rewriting nothing of the buyer's other divisions", async () => {
+    const versions = await signalVersions(t.db);
+    await t.db.query("DELETE FROM tenders WHERE source_ref = 'T5'"); // B1, division 64
+    const step = await recomputeSignals({ db: t.db, log, now: KEEP_ALL });
+    expect(step).toMatchObject({ buyers: 1, pairs: 1 });
     const after = await storedSignals(t.db);
     expect(after.some((s) => s.basis_key === `duration_expiry:award:${ids.A5}`)).toBe(false);
+    // B1's signals in its other divisions are the rows they were (same row version).
+    const b1Others = after.filter((s) => s.buyer_id === b1);
+    expect(b1Others.length).toBeGreaterThan(0);
+    const afterVersions = await signalVersions(t.db);
+    for (const signal of b1Others) {
+      expect(afterVersions.get(signal.basis_key), signal.basis_key).toBe(versions.get(signal.basis_key));
+    }
     await recomputeSignals({ db: t.db, log, now: KEEP_ALL, full: true });
     expect(await storedSignals(t.db)).toEqual(after);
+  });
+
+  it("recomputes the pairs of a renamed incumbent's awards: its name is part of their basis", async () => {
+    await t.db.query(
+      "UPDATE companies SET name = name || ' (renamed)' WHERE id = (SELECT min(id) FROM companies)",
+    );
+    const step = await recomputeSignals({ db: t.db, log, now: KEEP_ALL });
+    expect(step.pairs).toBeGreaterThan(0);
+    const renamed = await storedSignals(t.db);
+    expect(JSON.stringify(renamed)).toContain("(renamed)");
+    await recomputeSignals({ db: t.db, log, now: KEEP_ALL, full: true });
+    expect(await storedSignals(t.db)).toEqual(renamed);
   });
 
   it("keeps only signals whose window ended at most 90 days before the clock's day, full or incremental", async () => {

@@ -37,9 +37,10 @@ export async function insertTender(db: Queryable, seed: TenderSeed): Promise<num
   const cpvAll = seed.cpvAll ?? ["72000000"];
   const { rows } = await db.query<{ id: number }>(
     `INSERT INTO tenders (source, source_ref, title, buyer_id, cpv_main, cpv_all, publication_date, deadline,
-                          estimated_value, currency, url, notice_type, procedure_type, nuts, status,
-                          upstream_updated, raw_hash)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'EUR', $10, 'DOC_CAN_ADJ', '1', 'ES300', 'ADJ', now(), 'seed')
+                          estimated_value, currency, url, notice_type, procedure_type, contract_type, nuts, status,
+                          source_codes, upstream_updated, raw_hash)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'EUR', $10, 'award-notice', 'open', 'services', 'ES300', 'awarded',
+             '{"notice": "DOC_CAN_ADJ", "procedure": "1", "contract": "2", "status": "ADJ"}', now(), 'seed')
      RETURNING id`,
     [
       seed.source ?? "placsp",

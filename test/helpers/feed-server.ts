@@ -1,5 +1,7 @@
+import { createReadStream } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { answerWithFault, type UpstreamFault } from "./faults.ts";
 import { buildPage, LIFECYCLE, splitFeed, TWO_ENTRIES } from "./placsp.ts";
 
 /**
@@ -20,6 +22,10 @@ export interface FeedServer {
   truncate: Set<string>;
   /** Never answer these paths (the request hangs until the client gives up). */
   hang: Set<string>;
+  /** Faults to answer a path's next requests with, in order (one per request), before serving it. */
+  faults: Map<string, UpstreamFault[]>;
+  /** Paths served by streaming a local file (a page too big to hold), instead of `pages`. */
+  files: Map<string, string>;
   close(): Promise<void>;
 }
 
@@ -27,7 +33,7 @@ export const HEAD_PATH = "/sindicacion_643/licitacionesPerfilesContratanteComple
 export const PAGE2_PATH = "/sindicacion_643/licitacionesPerfilesContratanteCompleto3_20250711_120000.atom";
 export const PAGE3_PATH = "/sindicacion_643/licitacionesPerfilesContratanteCompleto3_20250601_120000.atom";
 
-function pageHeader(header: string, links: string): string {
+export function pageHeader(header: string, links: string): string {
   return header.replace(/\s*<link [^>]*\/>/g, "").replace(/(<id>[^<]*<\/id>)/, `$1\n    ${links}`);
 }
 
@@ -50,6 +56,8 @@ export async function startFeedServer(): Promise<FeedServer> {
   const failTimes = new Map<string, number>();
   const truncate = new Set<string>();
   const hang = new Set<string>();
+  const faults = new Map<string, UpstreamFault[]>();
+  const files = new Map<string, string>();
   let pages = new Map<string, string>();
   const server: Server = createServer((req, res) => {
     const path = new URL(req.url ?? "/", "http://x").pathname;
@@ -63,7 +71,18 @@ export async function startFeedServer(): Promise<FeedServer> {
       res.writeHead(500).end("temporarily broken");
       return;
     }
+    const file = files.get(path);
+    if (file !== undefined) {
+      res.writeHead(200, { "content-type": "application/atom+xml; charset=utf-8" });
+      createReadStream(file).pipe(res);
+      return;
+    }
     const page = pages.get(path);
+    const fault = faults.get(path)?.shift();
+    if (fault !== undefined) {
+      answerWithFault(res, fault, page ?? "", "application/atom+xml; charset=utf-8");
+      return;
+    }
     if (page === undefined) {
       res.writeHead(404).end("not found");
       return;
@@ -86,6 +105,8 @@ export async function startFeedServer(): Promise<FeedServer> {
     failTimes,
     truncate,
     hang,
+    faults,
+    files,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

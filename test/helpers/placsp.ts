@@ -71,13 +71,15 @@ export function tombstoneXml(ref: string, when: string, type: string): string {
 export async function canonicalDump(db: Db): Promise<string> {
   const queries = [
     `SELECT t.source, t.source_ref, t.feed, t.folder_id, t.notice_type, t.publication_date, t.title, t.cpv_main,
-            t.cpv_all, t.procedure_type, t.deadline, t.estimated_value, t.nuts, t.url, t.status, t.framework,
+            t.cpv_all, t.procedure_type, t.contract_type, t.deadline, t.estimated_value, t.nuts, t.url, t.status,
+            t.source_codes, t.normalization_version, t.framework,
             t.duration_months, b.name AS buyer, t.upstream_updated, t.raw_hash, t.deleted_at, t.deletion_reason
        FROM tenders t LEFT JOIN buyers b ON b.id = t.buyer_id ORDER BY t.source, t.source_ref`,
     `SELECT t.source_ref, v.upstream_updated, v.status, v.raw_hash
        FROM tender_versions v JOIN tenders t ON t.id = v.tender_id ORDER BY t.source_ref, v.raw_hash`,
     `SELECT t.source_ref, a.award_key, a.lot, a.result_code, a.award_date, c.name AS winner, c.nif, a.value,
-            a.value_payable, a.bidders_count, a.framework, a.value_is_ceiling, a.start_date, a.contract_signed,
+            a.value_payable, a.bidders_count, a.framework, a.value_is_ceiling, a.start_date, a.start_date_kind,
+            a.contract_signed,
             a.extension_text, a.extension_months, a.extension_end_date
        FROM awards a JOIN tenders t ON t.id = a.tender_id LEFT JOIN companies c ON c.id = a.winner_company_id
       ORDER BY t.source_ref, a.award_key`,

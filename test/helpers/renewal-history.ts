@@ -19,10 +19,10 @@ export interface ContractSeed {
 export async function insertContract(db: Queryable, seed: ContractSeed): Promise<number> {
   const { rows } = await db.query<{ id: number }>(
     `INSERT INTO awards (tender_id, award_key, source, source_ref, lot, result_code, award_date, winner_company_id,
-                         winner_name, currency, framework, duration_months, start_date, end_date, cpv,
-                         extension_text, extension_months)
+                         winner_name, currency, framework, duration_months, start_date, start_date_kind, end_date,
+                         cpv, extension_text, extension_months)
      VALUES ($1, $2, 'placsp', $3, $4, '8', $5, $6, CASE WHEN $6::bigint IS NULL THEN NULL ELSE 'winner' END,
-             'EUR', $7, $8, $9, $10, $11, $12, $13)
+             'EUR', $7, $8, $9, CASE WHEN $9::date IS NULL THEN NULL ELSE 'actual' END, $10, $11, $12, $13)
      RETURNING id`,
     [
       seed.tenderId,

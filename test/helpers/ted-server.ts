@@ -1,7 +1,8 @@
-import { readFileSync } from "node:fs";
+import { createReadStream, readFileSync } from "node:fs";
 import { createServer, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { SHARED_DIR } from "./engines.ts";
+import { answerWithFault, type UpstreamFault } from "./faults.ts";
 
 export const TED_FIXTURES = `${SHARED_DIR}fixtures/ted/`;
 
@@ -43,6 +44,12 @@ export interface TedServer {
   missing: Set<string>;
   /** Serve another notice's XML under a number: number → the number whose XML is served. */
   swapped: Map<string, string>;
+  /** Faults to answer the next search requests with, in order (one per request). */
+  searchFaults: UpstreamFault[];
+  /** Faults to answer a notice's next XML requests with, in order (one per request). */
+  noticeFaults: Map<string, UpstreamFault[]>;
+  /** A notice's XML replaced: inline text, or `{ file }` streamed from disk (a body too big to hold). */
+  noticeBodies: Map<string, string | { file: string }>;
   close(): Promise<void>;
 }
 
@@ -60,6 +67,9 @@ export async function startTedServer(pages: string[][]): Promise<TedServer> {
     failAllSearches: null,
     missing: new Set(),
     swapped: new Map(),
+    searchFaults: [],
+    noticeFaults: new Map(),
+    noticeBodies: new Map(),
   };
   let base = "";
   const server: Server = createServer((req, res) => {
@@ -71,7 +81,20 @@ export async function startTedServer(pages: string[][]): Promise<TedServer> {
       if (req.method === "GET" && notice?.[1] !== undefined) {
         const number = notice[1];
         state.downloads.set(number, (state.downloads.get(number) ?? 0) + 1);
-        const xml = state.missing.has(number) ? undefined : noticeXml(state.swapped.get(number) ?? number);
+        const replaced = state.noticeBodies.get(number);
+        if (typeof replaced === "object") {
+          res.writeHead(200, { "content-type": "application/xml" });
+          createReadStream(replaced.file).pipe(res);
+          return;
+        }
+        const xml = state.missing.has(number)
+          ? undefined
+          : (replaced ?? noticeXml(state.swapped.get(number) ?? number));
+        const fault = state.noticeFaults.get(number)?.shift();
+        if (fault !== undefined) {
+          answerWithFault(res, fault, xml ?? "", "application/xml");
+          return;
+        }
         if (xml === undefined) {
           res.writeHead(404, { "content-type": "text/plain" }).end("Not Found");
           return;
@@ -94,20 +117,24 @@ export async function startTedServer(pages: string[][]): Promise<TedServer> {
       const index = typeof token === "string" ? Number(token.slice(1)) : 0;
       const numbers = state.pages[index] ?? [];
       const last = index >= state.pages.length - 1;
+      const page = JSON.stringify({
+        notices: numbers.map((number) => ({
+          "publication-number": number,
+          "publication-date": "2024-10-10+02:00",
+          "notice-type": "can-standard",
+          links: { xml: { MUL: `${base}/en/notice/${number}/xml` } },
+        })),
+        totalNoticeCount: state.pages.flat().length,
+        iterationNextToken: last ? null : `t${index + 1}`,
+        timedOut: false,
+      });
+      const searchFault = state.searchFaults.shift();
+      if (searchFault !== undefined) {
+        answerWithFault(res, searchFault, page, "application/json");
+        return;
+      }
       res.writeHead(200, { "content-type": "application/json" });
-      res.end(
-        JSON.stringify({
-          notices: numbers.map((number) => ({
-            "publication-number": number,
-            "publication-date": "2024-10-10+02:00",
-            "notice-type": "can-standard",
-            links: { xml: { MUL: `${base}/en/notice/${number}/xml` } },
-          })),
-          totalNoticeCount: state.pages.flat().length,
-          iterationNextToken: last ? null : `t${index + 1}`,
-          timedOut: false,
-        }),
-      );
+      res.end(page);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

@@ -44,6 +44,8 @@ export interface Chain {
   provider: EIP1193Provider;
   balanceOf(address: string): Promise<bigint>;
   mint(to: string, amount: bigint): Promise<void>;
+  /** Whether the token contract has spent (or cancelled) this EIP-3009 authorisation nonce of `authorizer`. */
+  authorizationUsed(authorizer: string, nonce: string): Promise<boolean>;
 }
 
 interface Hardhat {
@@ -75,6 +77,14 @@ export async function startChain(): Promise<Chain> {
         abi: TOKEN_ABI,
         functionName: "balanceOf",
         args: [address as Hex],
+      });
+    },
+    async authorizationUsed(authorizer, nonce) {
+      return minter.readContract({
+        address: BASE_SEPOLIA_USDC,
+        abi: TOKEN_ABI,
+        functionName: "authorizationState",
+        args: [authorizer as Hex, nonce as Hex],
       });
     },
     async mint(to, amount) {
@@ -137,9 +147,14 @@ export async function startHttpFacilitator(chain: Chain): Promise<HttpFacilitato
     const body = await c.req.json<Body>();
     return c.json(await facilitator.verify(body.paymentPayload, body.paymentRequirements));
   });
+  // One signer account sends one transaction at a time (as a facilitator's nonce manager would): concurrent
+  // settlements would otherwise read the same account nonce and all but one would be rejected.
+  let settling: Promise<unknown> = Promise.resolve();
   app.post("/settle", async (c) => {
     const body = await c.req.json<Body>();
-    return c.json(await facilitator.settle(body.paymentPayload, body.paymentRequirements));
+    const settled = settling.then(() => facilitator.settle(body.paymentPayload, body.paymentRequirements));
+    settling = settled.catch(() => {});
+    return c.json(await settled);
   });
   app.get("/supported", (c) => c.json(facilitator.getSupported()));
   const server = await new Promise<ServerType>((resolve) => {

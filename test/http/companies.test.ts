@@ -388,6 +388,7 @@ describe("GET /v1/companies/{id}/awards", () => {
       framework: false,
       duration_months: expect.any(Number),
       start_date: null,
+      start_date_kind: null,
       end_date: null,
       tender: {
         id: (lot3 as { tender_id: number } | undefined)?.tender_id,

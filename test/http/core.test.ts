@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Db } from "../../src/db/client.ts";
-import { buildTestApp, devToken, getJson, postJson } from "../helpers/app.ts";
+import { buildTestApp, devToken, getJson, postJson, testClock } from "../helpers/app.ts";
 import { useTestDb } from "../helpers/db.ts";
 import { insertTender } from "../helpers/factories.ts";
 
@@ -124,9 +124,11 @@ describe("health", () => {
       status: "ok",
       database: { engine: t.db.engine, reachable: true },
       ingestion: [
-        { source: "placsp", last_success_at: null, last_error: null },
-        { source: "ted", last_success_at: null, last_error: null },
+        { source: "placsp", last_success_at: null, last_success_age_seconds: null, last_error: null },
+        { source: "ted", last_success_at: null, last_success_age_seconds: null, last_error: null },
       ],
+      // An app without a process around it runs no scheduled ingestion.
+      ingest_leader: { role: "auto", leading: false, since: null },
       payments_mode: "dev",
     });
   });
@@ -139,13 +141,15 @@ describe("health", () => {
               ('placsp', 'succeeded', '2026-11-19T01:00:00Z', '2026-11-19T01:03:00Z', NULL),
               ('ted', 'failed', '2026-11-21T02:00:00Z', NULL, 'HTTP 503 from the TED Search API')`,
     );
-    const { app } = buildTestApp({ db: t.db });
+    const { app } = buildTestApp({ db: t.db, now: testClock(new Date("2026-11-21T01:04:30.000Z")) });
     const { res, body } = await getJson(app, "/health");
     expect(res.status).toBe(200);
     expect(body.ingestion).toEqual([
       {
         source: "placsp",
         last_success_at: "2026-11-20T01:04:00.000Z",
+        // One day and 30 s before the domain clock's now.
+        last_success_age_seconds: 86_430,
         last_error: {
           at: "2026-11-21T01:00:05.000Z",
           message: "getaddrinfo ENOTFOUND contrataciondelsectorpublico.gob.es",
@@ -155,6 +159,7 @@ describe("health", () => {
       {
         source: "ted",
         last_success_at: null,
+        last_success_age_seconds: null,
         last_error: { at: "2026-11-21T02:00:00.000Z", message: "HTTP 503 from the TED Search API" },
       },
     ]);

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { PRICE_TABLE } from "../../src/domain/pricing/price-table.ts";
+import { openApiExamples } from "../../src/http/openapi-examples.ts";
+import { listTools } from "../../src/mcp/tools.ts";
 import { buildTestApp } from "../helpers/app.ts";
 import { useTestDb } from "../helpers/db.ts";
 
@@ -52,6 +54,44 @@ describe("GET /llms.txt", () => {
     expect(text).toContain("- [billing_get_balance](https://api.example.org/mcp): free.");
     expect(text).toContain("- [billing_purchase_credits](https://api.example.org/mcp): priced by amount.");
     expect(text.match(/^- \[[a-z_]+\]\(https:\/\/api\.example\.org\/mcp\)/gm)).toHaveLength(11);
+  });
+
+  it("gives every endpoint and every tool one example call: the real calls of the OpenAPI examples", async () => {
+    // Every route served: the subscription and the operator statistics configured too.
+    const { app } = buildTestApp({
+      db: t.db,
+      env: {
+        OPERATOR_KEY: "an-operator-key-of-some-length",
+        MOR_API_KEY: "pdl_apikey_test",
+        MOR_PRICE_ID: "pri_01test",
+        MOR_WEBHOOK_SECRET: "pdl_ntfset_test_secret",
+      },
+    });
+    const text = await (await app.request("/llms.txt")).text();
+    const document = (await (await app.request("/openapi.json")).json()) as { paths: Record<string, object> };
+    const operations = Object.values(document.paths).flatMap((item) => Object.keys(item));
+    const section = (title: string) =>
+      text
+        .split(`## ${title}\n`)[1]
+        ?.split("\n\n")[0]
+        ?.split("\n")
+        .filter((line) => line.startsWith("- ")) ?? [];
+    const endpoints = [...section("Paid endpoints"), ...section("Free endpoints")];
+    expect(endpoints).toHaveLength(operations.length);
+    for (const line of endpoints) {
+      expect(line).toMatch(/ Example: `(GET|POST) \/[^`]+`$/);
+    }
+    const examples = openApiExamples();
+    expect(text).toContain(`Example: \`${examples.operations.search?.call}\``);
+    expect(text).toContain(`Example: \`${examples.operations.research?.call}\``);
+    const tools = section("MCP tools").filter((line) => !line.startsWith("- [POST /mcp]"));
+    expect(tools).toHaveLength(listTools().length);
+    for (const tool of listTools()) {
+      const call = JSON.stringify({ name: tool.name, arguments: examples.tools[tool.name]?.arguments });
+      expect(tools.find((line) => line.startsWith(`- [${tool.name}]`))).toContain(
+        ` Example (tools/call params): \`${call}\``,
+      );
+    }
   });
 
   it("explains how to pay in the configured mode", async () => {

@@ -42,7 +42,7 @@ const t = useTestDb();
  *   O9:  D (the UTE's buyer), 30000000, 2025-12-01 (age 182: outside the window) with a deadline ahead
  *        (2026-06-15T12:00Z):                                           25 + 0 + max(0, 10-20) + 0 + 0 = 25
  *   O4:  C, 72210000 (4 digits: 7221), 2026-04-02 (age 60), 20000:       0 + 15 + (10-6) + 5 + 0 = 24
- *   O10: C, 72500000 (2 digits), status EV (deadline passed), 2026-05-27 (age 5), no value: 0 + 5 + 10 = 15
+ *   O10: C, 72500000 (2 digits), status evaluation (deadline passed), 2026-05-27 (age 5), no value: 0 + 5 + 10 = 15
  *   O5:  C, 72500000 (2 digits), 2026-03-05 (age 88), 1000000 (over 4x): 0 + 5 + (10-9) + 0 + 0 = 6
  * Signals that add nothing: S3 (C, division 72, window 2026-01-01..2026-02-28: holds no C publication date),
  * S4 (C, division 72, window holds O2's date but already re-tendered by the history tender H1).
@@ -50,10 +50,10 @@ const t = useTestDb();
  * Not listed:
  *   XOLD: B, 72212000, 2026-01-15 (age 137) with a past deadline (2026-02-15): outside the window
  *   XW:   B, 72212000, 2026-05-20: X already won it (AW)
- *   XANUL: B, 72212000, 2026-05-25, status ANUL;  XDEL: the same with status PUB but tombstoned (ANULADA)
- *   XADJ: B, 72212000, 2026-05-25, status ADJ (awarded, result not yet loaded)
+ *   XANUL: B, 72212000, 2026-05-25, status cancelled (PLACSP ANUL);  XDEL: the same, open but tombstoned
+ *   XADJ: B, 72212000, 2026-05-25, status awarded (PLACSP ADJ, result not yet loaded)
  *   XTED: TED notice of C, 72212000, 2026-05-23, linked to its PLACSP procedure O2
- *   XCAN: TED contract award notice (can-standard) of B, 72212000, 2026-05-28, no award row
+ *   XCAN: TED contract award notice (notice type award-notice) of B, 72212000, 2026-05-28, no award row
  *   XY:   E, 30000000 (Y's own history, not X's), 2026-05-28
  *   the history tenders H1 to H4 (2024, awarded)
  */
@@ -77,7 +77,7 @@ const id = (name: string): number => ids[name] ?? Number.NaN;
 async function tender(
   name: string,
   seed: Omit<TenderSeed, "sourceRef"> & {
-    /** PLACSP folder status; PUB when not given, null for TED notices (which have none). */
+    /** Status in the common vocabulary; `open` (PLACSP PUB) when not given. */
     status?: string | null;
     noticeType?: string;
     deletion?: string;
@@ -96,8 +96,8 @@ async function tender(
       WHERE id = $1`,
     [
       tenderId,
-      seed.status === undefined ? "PUB" : seed.status,
-      seed.noticeType ?? "DOC_CN",
+      seed.status === undefined ? "open" : seed.status,
+      seed.noticeType ?? "contract-notice",
       seed.linkedTo ?? null,
       seed.deletion ?? null,
     ],
@@ -165,7 +165,7 @@ beforeAll(async () => {
   ]);
 
   // History (2024, awarded: never opportunities themselves).
-  const old = { publicationDate: "2024-03-01", status: "RES" };
+  const old = { publicationDate: "2024-03-01", status: "signed" };
   ids.a1 = await award(
     await tender("h1", { ...old, buyerId: id("b"), cpvAll: ["72212000"] }),
     id("x"),
@@ -225,7 +225,7 @@ beforeAll(async () => {
     cpvAll: ["72500000"],
     publicationDate: "2026-05-27",
     deadline: "2026-05-29T13:00:00Z",
-    status: "EV",
+    status: "evaluation",
   });
   await tender("o11", {
     buyerId: id("c"),
@@ -238,24 +238,25 @@ beforeAll(async () => {
   const inB = { buyerId: id("b"), cpvAll: ["72212000"] };
   await tender("xold", { ...inB, publicationDate: "2026-01-15", deadline: "2026-02-15T13:00:00Z" });
   await award(await tender("xw", { ...inB, publicationDate: "2026-05-20" }), id("x"), null);
-  await tender("xanul", { ...inB, publicationDate: "2026-05-25", status: "ANUL" });
+  await tender("xanul", { ...inB, publicationDate: "2026-05-25", status: "cancelled" });
   await tender("xdel", { ...inB, publicationDate: "2026-05-25", deletion: "ANULADA" });
-  await tender("xadj", { ...inB, publicationDate: "2026-05-25", status: "ADJ" });
+  await tender("xadj", { ...inB, publicationDate: "2026-05-25", status: "awarded" });
   await tender("xted", {
     source: "ted",
     buyerId: id("c"),
     cpvAll: ["72212000"],
     publicationDate: "2026-05-23",
     status: null,
-    noticeType: "cn-standard",
+    noticeType: "contract-notice",
     linkedTo: id("o2"),
   });
   await tender("xcan", {
     ...inB,
     source: "ted",
     publicationDate: "2026-05-28",
+    // the status a TED award notice would have is left out, so that the notice type alone excludes it
     status: null,
-    noticeType: "can-standard",
+    noticeType: "award-notice",
   });
   await tender("xy", { buyerId: id("e"), cpvAll: ["30000000"], publicationDate: "2026-05-28" });
 

@@ -48,7 +48,7 @@ beforeAll(async () => {
     "UPDATE tenders SET description = 'Incluye una auditoría anual de ciberseguridad.' WHERE id = $1",
     [r.R2],
   );
-  await t.db.query("UPDATE tenders SET status = 'PUB' WHERE id = ANY($1::bigint[])", [[r.R1, r.R2]]);
+  await t.db.query("UPDATE tenders SET status = 'open' WHERE id = ANY($1::bigint[])", [[r.R1, r.R2]]);
   r.R3 = await insertTender(t.db, {
     sourceRef: "R3",
     buyerId: h.b2,
@@ -112,6 +112,10 @@ describe("POST /v1/research", () => {
             cpv_main: "72212730",
             estimated_value: 120000,
             currency: "EUR",
+            // the factory's PLACSP folder (ProcedureCode 1, TypeCode 2), set open, its deadline still ahead
+            procedure_type: "open",
+            contract_type: "services",
+            status: "open",
             matched_in: "title",
             confidence: "high",
             evidence: [placsp("R1", "https://example.invalid/R1")],
@@ -125,6 +129,10 @@ describe("POST /v1/research", () => {
             cpv_main: "72700000",
             estimated_value: null,
             currency: "EUR",
+            procedure_type: "open",
+            contract_type: "services",
+            // set open, no deadline
+            status: "open",
             matched_in: "description",
             confidence: "medium",
             evidence: [placsp("R2")],
@@ -138,6 +146,10 @@ describe("POST /v1/research", () => {
             cpv_main: "72000000",
             estimated_value: null,
             currency: "EUR",
+            procedure_type: "open",
+            contract_type: "services",
+            // the factory's folder is awarded (ADJ)
+            status: "awarded",
             matched_in: "title",
             confidence: "high",
             evidence: [placsp("R3")],

@@ -46,7 +46,8 @@ describe("GET /v1/tenders/{id}", () => {
     expect(body.data).toEqual({
       id,
       source_ref: "https://contrataciondelestado.es/sindicacion/licitacionesPerfilContratante/1",
-      notice_type: "DOC_CAN_ADJ",
+      // the factory's folder: DOC_CAN_ADJ, ProcedureCode 1, TypeCode 2, status ADJ, in the common vocabulary
+      notice_type: "award-notice",
       publication_date: "2025-03-01",
       title: "Mantenimiento de aplicaciones",
       description: null,
@@ -55,7 +56,10 @@ describe("GET /v1/tenders/{id}", () => {
       cpv_main_label_en: null,
       cpv_main_label_es: null,
       cpv_all: ["72267000", "72000000"],
-      procedure_type: "1",
+      procedure_type: "open",
+      contract_type: "services",
+      status: "awarded",
+      source_codes: { notice: "DOC_CAN_ADJ", procedure: "1", contract: "2", status: "ADJ" },
       deadline: "2025-06-12T13:00:00.000Z",
       estimated_value: 120000.5,
       currency: "EUR",
@@ -90,6 +94,7 @@ describe("GET /v1/tenders/{id}", () => {
         "framework",
         "duration_months",
         "start_date",
+        "start_date_kind",
         "end_date",
       ].sort(),
     );
@@ -127,6 +132,35 @@ describe("GET /v1/tenders/{id}", () => {
     expect((body.meta as { provenance: unknown[] }).provenance).toEqual([
       { source: "placsp", source_ref: "bare" },
     ]);
+  });
+
+  it("reads an open tender whose deadline has passed as in evaluation, and keeps the stored status", async () => {
+    const id = await insertTender(t.db, {
+      sourceRef: "https://crafted.invalid/open-tender",
+      deadline: "2025-06-12T13:00:00Z",
+    });
+    await t.db.query(
+      `UPDATE tenders SET status = 'open', notice_type = 'contract-notice',
+              source_codes = '{"notice": "DOC_CN", "procedure": "1", "contract": "2", "status": "PUB"}'
+        WHERE id = $1`,
+      [id],
+    );
+    const at = async (now: string) => {
+      const { app } = buildTestApp({ db: t.db, now: () => new Date(now) });
+      const { body } = await getJson(app, `/v1/tenders/${id}`, {
+        "x-payment": await devToken(app, "GET /v1/tenders/:id"),
+      });
+      return body.data as { status: string; notice_type: string; source_codes: Record<string, string> };
+    };
+    // before the deadline: open, as stored (PLACSP PUB, "en plazo")
+    expect((await at("2025-06-12T12:59:59Z")).status).toBe("open");
+    // after it: submission is closed and no result is known yet
+    const after = await at("2025-06-12T13:00:01Z");
+    expect(after).toMatchObject({ status: "evaluation", notice_type: "contract-notice" });
+    // the code as published does not change
+    expect(after.source_codes.status).toBe("PUB");
+    const { rows } = await t.db.query("SELECT status FROM tenders WHERE id = $1", [id]);
+    expect(rows).toEqual([{ status: "open" }]);
   });
 
   it("answers 404 not_found with a hint for an id that does not exist", async () => {

@@ -39,11 +39,19 @@ describe("the 2-entry licitaciones page", () => {
     });
 
     const { rows: tenders } = await t.db.query(
-      "SELECT source_ref, folder_id, status, buyer_id IS NOT NULL AS has_buyer FROM tenders ORDER BY source_ref",
+      `SELECT source_ref, folder_id, status, source_codes->>'status' AS status_code,
+              buyer_id IS NOT NULL AS has_buyer
+         FROM tenders ORDER BY source_ref`,
     );
     expect(tenders).toEqual([
-      { source_ref: CADIZ, folder_id: expect.any(String), status: "EV", has_buyer: true },
-      { source_ref: RTVE, folder_id: "S-05669-2025", status: "ADJ", has_buyer: true },
+      {
+        source_ref: CADIZ,
+        folder_id: expect.any(String),
+        status: "evaluation",
+        status_code: "EV",
+        has_buyer: true,
+      },
+      { source_ref: RTVE, folder_id: "S-05669-2025", status: "awarded", status_code: "ADJ", has_buyer: true },
     ]);
 
     // Lots 1-3 of S-05669-2025, all won by SERVEIS DE PRODUCCIÓ MUXART, S.L. (B60707239): 42500, 47350, 88000.
@@ -137,8 +145,9 @@ describe("the 11-version lifecycle of folder 17165996", () => {
       "SELECT status, upstream_updated FROM tenders WHERE source_ref = $1",
       [ISTAC],
     );
-    // Newest version: 2025-08-18T09:00:00.000+02:00, status RES.
-    expect(rows).toEqual([{ status: "RES", upstream_updated: new Date("2025-08-18T07:00:00.000Z") }]);
+    // Newest version: 2025-08-18T09:00:00.000+02:00, status RES with result 9 (formalizado): signed.
+    expect(rows).toEqual([{ status: "signed", upstream_updated: new Date("2025-08-18T07:00:00.000Z") }]);
+    // Each version keeps the status code it published (the tender's source code, not the vocabulary).
     const { rows: versions } = await t.db.query<{ status: string }>(
       `SELECT v.status FROM tender_versions v JOIN tenders t ON t.id = v.tender_id
         WHERE t.source_ref = $1 ORDER BY v.upstream_updated`,
@@ -159,7 +168,8 @@ describe("the 11-version lifecycle of folder 17165996", () => {
     ]);
     // The final award: REDCA S.A. (A38210100), formalized (ResultCode 9), 4 bids, 224,002.34 EUR, start 2025-08-13.
     const { rows: awards } = await t.db.query(
-      `SELECT a.result_code, c.name, c.nif, a.bidders_count, a.value, a.start_date, a.contract_signed
+      `SELECT a.result_code, c.name, c.nif, a.bidders_count, a.value, a.start_date, a.start_date_kind,
+              a.contract_signed
          FROM awards a JOIN companies c ON c.id = a.winner_company_id`,
     );
     expect(awards).toEqual([
@@ -170,6 +180,7 @@ describe("the 11-version lifecycle of folder 17165996", () => {
         bidders_count: 4,
         value: 224002.34,
         start_date: "2025-08-13",
+        start_date_kind: "actual",
         contract_signed: true,
       },
     ]);

@@ -105,13 +105,20 @@ describe("a directory of notices", () => {
 
     // The Belgian ICT framework (00611835-2024): six lots, two winners, ceilings not spend, lot 5 unsuccessful.
     const [belgian] = await rows<Record<string, unknown>>(
-      `SELECT t.notice_type, t.publication_date, t.framework, t.estimated_value, t.url, t.is_synthetic,
-              b.name AS buyer
+      `SELECT t.notice_type, t.status, t.source_codes, t.publication_date, t.framework, t.estimated_value, t.url,
+              t.is_synthetic, b.name AS buyer
          FROM tenders t JOIN buyers b ON b.id = t.buyer_id WHERE t.source = 'ted' AND t.source_ref = $1`,
       ["611835-2024"],
     );
     expect(belgian).toEqual({
-      notice_type: "can-standard",
+      notice_type: "award-notice",
+      status: "signed",
+      source_codes: {
+        notice: "can-standard",
+        procedure: "open",
+        contract: "services",
+        legal_basis: "32014L0024",
+      },
       publication_date: "2024-10-10",
       framework: true,
       estimated_value: null,

@@ -6,7 +6,7 @@ import {
   listBuyersWithTenders,
   loadBuyerEvidence,
   lockSignalRecompute,
-  takeDirtySignalBuyers,
+  takeDirtySignalPairs,
 } from "../../db/queries/renewals.ts";
 import { EXPIRY_WINDOWS } from "../../domain/renewals/signal.ts";
 import { addDays, calendarDate } from "../../lib/calendar.ts";
@@ -16,8 +16,10 @@ import type { Progress } from "../../lib/progress.ts";
 import { type ComputedSignal, computeBuyerSignals } from "./rules.ts";
 
 export interface RecomputeSignalsResult {
-  /** Buyers whose signals were recomputed. */
+  /** Buyers whose signals were recomputed (all of them or some of their CPV divisions). */
   buyers: number;
+  /** Buyer x CPV division pairs recomputed (incremental only; null for a full recompute). */
+  pairs: number | null;
   /** Signals written for them. */
   signals: number;
   full: boolean;
@@ -38,9 +40,10 @@ const BUYERS_PER_CHUNK = 1_000;
 const SIGNALS_PER_INSERT = 2_000;
 
 /**
- * Brings renewal_signals up to date. Incremental by default: triggers on tenders and awards mark the buyers
- * whose evidence changed (migration 0016), and only their signals are recomputed, which gives the same table
- * as a full recompute because a buyer's signals depend on that buyer's tenders and awards only. `full`
+ * Brings renewal_signals up to date. Incremental by default: triggers on tenders, awards and company names mark
+ * the buyer x CPV division pairs whose evidence changed (migration 0021), and only their signals are
+ * recomputed, which gives the same table as a full recompute because the signals of a division depend only on
+ * its buyer's awards in that division and tenders listing it (analytics/renewals/rules.ts). `full`
  * recomputes every buyer (`npm run cli -- signals`, or after a rule change). Both keep the signals whose window
  * ends on or after `now`'s day minus SIGNAL_RETENTION_DAYS. One transaction: readers see the
  * previous signals until the new ones are complete; concurrent recomputations queue on an advisory lock.
@@ -63,9 +66,9 @@ export async function recomputeSignals({
   const started = performance.now();
   const counts = await db.transaction(async (tx) => {
     await lockSignalRecompute(tx);
-    const dirty = await takeDirtySignalBuyers(tx);
+    const dirty = await takeDirtySignalPairs(tx);
     const buyers = full ? await listBuyersWithTenders(tx) : dirty;
-    await deleteSignals(tx, full ? "all" : buyers);
+    await deleteSignals(tx, full ? "all" : dirty);
     let written = 0;
     for (let i = 0; i < buyers.length; i += BUYERS_PER_CHUNK) {
       const evidence = await loadBuyerEvidence(tx, buyers.slice(i, i + BUYERS_PER_CHUNK));
@@ -86,7 +89,8 @@ export async function recomputeSignals({
     if (!full) {
       await deleteSignalsEndedBefore(tx, keepFrom);
     }
-    return { buyers: buyers.length, signals: written };
+    const pairs = full ? null : dirty.reduce((sum, buyer) => sum + buyer.divisions.length, 0);
+    return { buyers: buyers.length, pairs, signals: written };
   });
   const result: RecomputeSignalsResult = { ...counts, full, ms: Math.round(performance.now() - started) };
   log.info(result, "renewal signals recomputed");

@@ -15,6 +15,7 @@ import {
   type SignalBasis,
   type SignalType,
 } from "../../domain/renewals/signal.ts";
+import type { StartDateKind } from "../../domain/vocabulary.ts";
 import { addDays, addMonths, daysBetween, median } from "../../lib/calendar.ts";
 
 /**
@@ -31,7 +32,9 @@ export interface AwardEvidence {
   /** The award's own notice reference, else its tender's. */
   awardRef: string;
   awardDate: string | null;
+  /** The contract's start, actual or planned (`startDateKind`, migration 0023). */
   startDate: string | null;
+  startDateKind: StartDateKind | null;
   /** A published end date (the lot's, else the notice's). */
   endDate: string | null;
   /** The lot's duration, else the notice's, in months. */
@@ -265,6 +268,7 @@ function expirySignal(
     award_id: award.awardId,
     award_date: award.awardDate,
     start_date: award.startDate,
+    start_date_kind: award.startDateKind,
     end_date: end.endDate,
     end_date_source: end.source,
     duration_months: award.durationMonths,

@@ -42,7 +42,7 @@ export async function listAwardsWithTender(
   const { rows } = await db.query<AwardWithTenderRow>(
     `SELECT a.id, a.tender_id, a.source, a.source_ref, a.award_date, a.lot, a.winner_company_id,
             c.name AS winner_company_name, a.value, a.currency, a.bidders_count, a.framework, a.value_is_ceiling,
-            a.duration_months, a.start_date, a.end_date,
+            a.duration_months, a.start_date, a.start_date_kind, a.end_date,
             t.source AS tender_source, t.source_ref AS tender_source_ref, t.url AS tender_url,
             t.title AS tender_title, t.cpv_main AS tender_cpv_main, t.publication_date AS tender_publication_date,
             t.buyer_id AS tender_buyer_id, b.name AS tender_buyer_name

@@ -114,15 +114,16 @@ export interface OpportunityRow {
  * One page of scored opportunities and the number of them, in one statement.
  *
  * Plan: the candidate set is bounded by the window, so it is read first, from the partial indexes of tenders
- * that can still be open (migration 0017: not tombstoned, not linked to their PLACSP procedure, not in PLACSP
- * status ADJ, RES or ANUL; the subquery repeats their predicate), "published since today - window" and
+ * that can still be open (migrations 0017, 0023: not tombstoned, not linked to their PLACSP procedure, not
+ * awarded, signed, cancelled or deserted; the subquery repeats their predicate), "published since today - window" and
  * "deadline after now" OR-ed into one bitmap. `OFFSET 0` keeps the buyer and CPV match out of that scan: given
  * the chance, the planner ANDs the window with a GIN scan of `cpv_prefixes` for the company's divisions, which
  * reads a whole division of the history (111,334 entries, 22 ms on 1M awards) to trim a window of a few
  * hundred rows. The match is then checked on the window's rows (`cpv_prefixes` holds every 2- to 8-digit
  * prefix of every CPV of the tender, so `&&` against the history's prefixes is a CPV match at that length).
- * Also dropped as not open: TED result notices (`can-*`, `veat`) and every tender with a published result (an
- * award row, won by anyone: this also drops what the company won). The renewal evidence is two index probes
+ * Also dropped as not open: a tender whose newest notice announces a result (an award, direct-award,
+ * signature, modification or completion notice, on either source; a cancelled one is closed by its status) and
+ * every tender with a published result (an award row, won by anyone: this also drops what the company won). The renewal evidence is two index probes
  * per candidate; buyer names are joined for the page only. Every candidate is scored (the order needs all scores),
  * then sorted by score descending and id descending; the total comes from the same materialized set, so a page
  * beyond the last still answers the real total (one row of nulls carries it).
@@ -150,10 +151,11 @@ export async function listOpportunities(
                  FROM tenders w
                 WHERE (w.publication_date >= $1::date - $9::int OR w.deadline > $2::timestamptz)
                   AND w.deleted_at IS NULL AND w.linked_to IS NULL
-                  AND (w.status IS NULL OR w.status NOT IN ('ADJ', 'RES', 'ANUL'))
+                  AND (w.status IS NULL OR w.status NOT IN ('awarded', 'signed', 'cancelled', 'deserted'))
                 OFFSET 0) AS t
         WHERE (t.buyer_id = ANY ($3::bigint[]) OR t.cpv_prefixes && $7::text[])
-          AND (t.notice_type IS NULL OR NOT (t.notice_type LIKE 'can-%' OR t.notice_type = 'veat'))
+          AND (t.notice_type IS NULL OR t.notice_type NOT IN ('award-notice', 'direct-award-notice', 'contract-signed',
+                                                               'modification', 'completion'))
           AND NOT EXISTS (SELECT 1 FROM awards a WHERE a.tender_id = t.id)
      ),
      scored AS (

@@ -1,4 +1,5 @@
 import type { Queryable } from "../client.ts";
+import { LIVE_INSTANCE_KEYS } from "./fleet-locks.ts";
 
 /**
  * x402 payment proofs (`payment_proofs`). A proof is claimed before it is settled; the unique `proof_hash`
@@ -21,6 +22,8 @@ export interface ProofClaim {
   amount: string;
   endpoint: string;
   at: Date;
+  /** Instance key of the process claiming it (a claim whose process died is given up by the sweep). */
+  holder: number;
 }
 
 /**
@@ -30,11 +33,12 @@ export interface ProofClaim {
 export async function claimProof(db: Queryable, claim: ProofClaim): Promise<boolean> {
   const result = await db.query(
     `INSERT INTO payment_proofs
-       (proof_hash, x402_version, nonce, payer, network, asset, amount, endpoint, status, claimed_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'claimed', $9)
+       (proof_hash, x402_version, nonce, payer, network, asset, amount, endpoint, status, claimed_at, holder)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'claimed', $9, $10)
      ON CONFLICT (proof_hash) DO UPDATE
        SET status = 'claimed', x402_version = EXCLUDED.x402_version, endpoint = EXCLUDED.endpoint,
-           amount = EXCLUDED.amount, claimed_at = EXCLUDED.claimed_at, tx = NULL, consumed_at = NULL
+           amount = EXCLUDED.amount, claimed_at = EXCLUDED.claimed_at, tx = NULL, consumed_at = NULL,
+           holder = EXCLUDED.holder
        WHERE payment_proofs.status = 'failed'
      RETURNING id`,
     [
@@ -47,6 +51,7 @@ export async function claimProof(db: Queryable, claim: ProofClaim): Promise<bool
       claim.amount,
       claim.endpoint,
       claim.at,
+      claim.holder,
     ],
   );
   return result.rowCount === 1;
@@ -70,6 +75,20 @@ export async function markProofFailed(db: Queryable, proofHash: string): Promise
   await db.query("UPDATE payment_proofs SET status = 'failed' WHERE proof_hash = $1 AND status = 'claimed'", [
     proofHash,
   ]);
+}
+
+/**
+ * Gives up the claims of processes that no longer hold their instance lock: they died between claim and
+ * answer. Nothing was settled by them unless they died inside the facilitator's `/settle` call itself; either
+ * way the payer may present the proof again, and a proof already spent on chain is refused by the facilitator
+ * (docs/decisions.md, "A process dying mid-call"). Returns how many.
+ */
+export async function failOrphanedClaims(db: Queryable): Promise<number> {
+  const result = await db.query(
+    `UPDATE payment_proofs SET status = 'failed'
+      WHERE status = 'claimed' AND holder IS NOT NULL AND holder NOT IN ${LIVE_INSTANCE_KEYS}`,
+  );
+  return result.rowCount;
 }
 
 /** The stored state of a proof (to explain a refusal). */

@@ -7,8 +7,8 @@ import type {
 import type { Queryable } from "../client.ts";
 
 /**
- * Storage of renewal signals (migration 0016): the evidence the heuristic reads, the per-buyer replacement it
- * writes, the dirty-buyer marks, and backtest runs.
+ * Storage of renewal signals (migrations 0016, 0021): the evidence the heuristic reads, the replacement it
+ * writes per buyer or per buyer x CPV division, the dirty marks, and backtest runs.
  */
 
 const RECOMPUTE_LOCK_KEY = 4_242_016;
@@ -26,13 +26,37 @@ export async function listBuyersWithTenders(db: Queryable): Promise<number[]> {
   return rows.map((r) => r.buyer_id);
 }
 
-/** Takes the buyers marked since the last recompute (the marks this statement sees), ascending. */
-export async function takeDirtySignalBuyers(db: Queryable): Promise<number[]> {
-  const { rows } = await db.query<{ buyer_id: number }>(
-    `WITH taken AS (DELETE FROM renewal_signals_dirty RETURNING buyer_id)
-     SELECT buyer_id FROM taken ORDER BY buyer_id`,
+/** The CPV divisions of some of a buyer's signals: the unit of an incremental recompute. */
+export interface BuyerDivisions {
+  buyerId: number;
+  /** Two-digit CPV divisions, ascending. */
+  divisions: string[];
+}
+
+/**
+ * Takes the buyer x division pairs marked since the last recompute (the marks this statement sees), grouped by
+ * buyer, ascending.
+ */
+export async function takeDirtySignalPairs(db: Queryable): Promise<BuyerDivisions[]> {
+  const { rows } = await db.query<{ buyer_id: number; divisions: string[] }>(
+    `WITH taken AS (DELETE FROM renewal_signals_dirty_pairs RETURNING buyer_id, division)
+     SELECT buyer_id, array_agg(division ORDER BY division) AS divisions FROM taken GROUP BY buyer_id
+      ORDER BY buyer_id`,
   );
-  return rows.map((r) => r.buyer_id);
+  return rows.map((r) => ({ buyerId: r.buyer_id, divisions: r.divisions }));
+}
+
+/** The pairs as two aligned arrays, for `unnest($1::bigint[], $2::text[])`. */
+function pairArrays(scope: readonly BuyerDivisions[]): [number[], string[]] {
+  const buyers: number[] = [];
+  const divisions: string[] = [];
+  for (const { buyerId, divisions: list } of scope) {
+    for (const division of list) {
+      buyers.push(buyerId);
+      divisions.push(division);
+    }
+  }
+  return [buyers, divisions];
 }
 
 interface AwardRow {
@@ -43,6 +67,7 @@ interface AwardRow {
   award_ref: string;
   award_date: string | null;
   start_date: string | null;
+  start_date_kind: "actual" | "planned" | null;
   end_date: string | null;
   duration_months: number | null;
   framework: boolean;
@@ -65,19 +90,35 @@ interface TenderRow {
 /**
  * The evidence of these buyers, in buyer id order. Awards: those with a winner (a void result is no contract),
  * not superseded by their PLACSP twin, of tenders that search shows (tender_searchable: not linked to another
- * source's record, not annulled). Tenders: the same visibility, with a publication date.
+ * source's record, not annulled). Tenders: the same visibility, with a publication date. Given buyer x
+ * division pairs, only the awards of those divisions and the tenders listing one of them.
  */
 export async function loadBuyerEvidence(
   db: Queryable,
-  buyerIds: readonly number[],
+  scope: readonly number[] | readonly BuyerDivisions[],
 ): Promise<BuyerEvidence[]> {
-  if (buyerIds.length === 0) {
+  if (scope.length === 0) {
     return [];
   }
+  const byPairs = typeof scope[0] !== "number";
+  const buyerIds = byPairs
+    ? (scope as readonly BuyerDivisions[]).map((pair) => pair.buyerId)
+    : (scope as readonly number[]);
+  // With divisions, only the awards and tenders of those divisions: a division's signals read nothing else.
+  const [pairBuyers, pairDivisions] = byPairs ? pairArrays(scope as readonly BuyerDivisions[]) : [[], []];
+  const awardPairs = byPairs
+    ? `AND (t.buyer_id, cpv_division(coalesce(a.cpv, t.cpv_main))) IN (SELECT * FROM unnest($2::bigint[], $3::text[]))`
+    : "";
+  const tenderPairs = byPairs
+    ? `AND EXISTS (SELECT 1 FROM unnest($2::bigint[], $3::text[]) AS p (buyer_id, division)
+                    WHERE p.buyer_id = t.buyer_id AND p.division = ANY(cpv_divisions(t.cpv_all)))`
+    : "";
+  const params = byPairs ? [buyerIds, pairBuyers, pairDivisions] : [buyerIds];
   const [awards, tenders] = await Promise.all([
     db.query<AwardRow>(
       `SELECT t.buyer_id, a.id AS award_id, a.tender_id, t.source_ref AS tender_ref,
-              coalesce(a.source_ref, t.source_ref) AS award_ref, a.award_date, a.start_date, a.end_date,
+              coalesce(a.source_ref, t.source_ref) AS award_ref, a.award_date, a.start_date, a.start_date_kind,
+              a.end_date,
               coalesce(a.duration_months, t.duration_months) AS duration_months,
               (a.framework OR t.framework) AS framework, coalesce(a.cpv, t.cpv_main) AS cpv,
               c.id AS company_id, c.name AS company_name,
@@ -89,19 +130,20 @@ export async function loadBuyerEvidence(
           AND tender_searchable(t.linked_to, t.deleted_at, t.deletion_reason)
           AND NOT a.superseded
           AND (a.winner_company_id IS NOT NULL OR a.winner_name IS NOT NULL)
+          ${awardPairs}
         ORDER BY t.buyer_id, a.id`,
-      [buyerIds],
+      params,
     ),
     db.query<TenderRow>(
       `SELECT t.buyer_id, t.id AS tender_id, t.source_ref AS ref, t.publication_date,
-              ARRAY(SELECT DISTINCT left(code, 2) FROM unnest(t.cpv_all) AS code
-                     WHERE code ~ '^[0-9]{2}' ORDER BY 1) AS divisions
+              cpv_divisions(t.cpv_all) AS divisions
          FROM tenders t
         WHERE t.buyer_id = ANY($1::bigint[])
           AND t.publication_date IS NOT NULL
           AND tender_searchable(t.linked_to, t.deleted_at, t.deletion_reason)
+          ${tenderPairs}
         ORDER BY t.buyer_id, t.id`,
-      [buyerIds],
+      params,
     ),
   ]);
   const byBuyer = new Map<number, { awards: AwardEvidence[]; tenders: TenderEvidence[] }>(
@@ -115,6 +157,7 @@ export async function loadBuyerEvidence(
       awardRef: row.award_ref,
       awardDate: row.award_date,
       startDate: row.start_date,
+      startDateKind: row.start_date_kind,
       endDate: row.end_date,
       durationMonths: row.duration_months,
       framework: row.framework,
@@ -144,17 +187,23 @@ export async function deleteSignalsEndedBefore(db: Queryable, date: string): Pro
   return rowCount ?? 0;
 }
 
-/** Deletes the signals of these buyers, or every signal. */
-export async function deleteSignals(db: Queryable, buyers: readonly number[] | "all"): Promise<number> {
-  if (buyers === "all") {
+/** Deletes the signals of these buyer x division pairs, or every signal. */
+export async function deleteSignals(
+  db: Queryable,
+  scope: readonly BuyerDivisions[] | "all",
+): Promise<number> {
+  if (scope === "all") {
     return (await db.query("DELETE FROM renewal_signals")).rowCount ?? 0;
   }
-  if (buyers.length === 0) {
+  if (scope.length === 0) {
     return 0;
   }
-  const { rowCount } = await db.query("DELETE FROM renewal_signals WHERE buyer_id = ANY($1::bigint[])", [
-    buyers,
-  ]);
+  const { rowCount } = await db.query(
+    `DELETE FROM renewal_signals s
+      USING unnest($1::bigint[], $2::text[]) AS p (buyer_id, division)
+      WHERE s.buyer_id = p.buyer_id AND s.cpv_division = p.division`,
+    pairArrays(scope),
+  );
   return rowCount ?? 0;
 }
 

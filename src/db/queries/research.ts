@@ -84,6 +84,9 @@ export interface MatchedTenderRow {
   cpv_main: string | null;
   estimated_value: number | null;
   currency: string | null;
+  procedure_type: string | null;
+  contract_type: string | null;
+  status: string | null;
   source: string;
   source_ref: string;
   url: string | null;
@@ -112,7 +115,8 @@ export async function matchedTenders(
             (SELECT json_agg(row_to_json(n) ORDER BY n.ord)
                FROM (SELECT row_number() OVER (ORDER BY mt.date DESC NULLS LAST, mt.id DESC) AS ord,
                             t.id, t.title, t.buyer_id, b.name AS buyer_name, t.publication_date, t.deadline,
-                            t.cpv_main, t.estimated_value, t.currency, t.source, t.source_ref, t.url, ${flags}
+                            t.cpv_main, t.estimated_value, t.currency, t.procedure_type, t.contract_type,
+                            t.status, t.source, t.source_ref, t.url, ${flags}
                        FROM (SELECT * FROM mt ORDER BY date DESC NULLS LAST, id DESC LIMIT ${params.add(scope.limit)}) mt
                        JOIN search_rows p ON p.kind = 'tender' AND p.id = mt.id
                        JOIN tenders t ON t.id = mt.id
@@ -254,7 +258,7 @@ export async function openMatchedTenders(
        FROM mt JOIN tenders t ON t.id = mt.id
       WHERE (t.publication_date >= ${since}::date - ${days}::int OR t.deadline > ${now}::timestamptz)
         AND t.deleted_at IS NULL AND t.linked_to IS NULL
-        AND (t.status IS NULL OR t.status NOT IN ('ADJ', 'RES', 'ANUL'))
+        AND (t.status IS NULL OR t.status NOT IN ('awarded', 'signed', 'cancelled', 'deserted'))
         AND NOT EXISTS (SELECT 1 FROM awards a WHERE a.tender_id = t.id)
       ORDER BY t.id`,
     params.values,

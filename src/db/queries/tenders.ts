@@ -11,6 +11,9 @@ export interface TenderRow {
   cpv_main: string | null;
   cpv_all: string[];
   procedure_type: string | null;
+  contract_type: string | null;
+  status: string | null;
+  source_codes: Record<string, string>;
   deadline: Date | null;
   estimated_value: number | null;
   currency: string | null;
@@ -26,7 +29,8 @@ export interface TenderRow {
 export async function findTenderById(db: Queryable, id: number): Promise<TenderRow | undefined> {
   const { rows } = await db.query<TenderRow>(
     `SELECT t.id, t.source, t.source_ref, t.notice_type, t.publication_date, t.title, t.description,
-            t.cpv_main, t.cpv_all, t.procedure_type, t.deadline, t.estimated_value, t.currency, t.nuts, t.url,
+            t.cpv_main, t.cpv_all, t.procedure_type, t.contract_type, t.status, t.source_codes, t.deadline,
+            t.estimated_value, t.currency, t.nuts, t.url,
             t.buyer_id, b.name AS buyer_name, cl.label_en AS cpv_main_label_en, cl.label_es AS cpv_main_label_es,
             nl.name AS nuts_name
        FROM tenders t
@@ -55,6 +59,7 @@ export interface AwardRow {
   value_is_ceiling: boolean;
   duration_months: number | null;
   start_date: string | null;
+  start_date_kind: string | null;
   end_date: string | null;
 }
 
@@ -63,7 +68,7 @@ export async function listAwardsByTender(db: Queryable, tenderId: number): Promi
   const { rows } = await db.query<AwardRow>(
     `SELECT a.id, a.tender_id, a.source, a.source_ref, a.award_date, a.lot, a.winner_company_id,
             c.name AS winner_company_name, a.value, a.currency, a.bidders_count, a.framework, a.value_is_ceiling,
-            a.duration_months, a.start_date, a.end_date
+            a.duration_months, a.start_date, a.start_date_kind, a.end_date
        FROM awards a
        LEFT JOIN companies c ON c.id = a.winner_company_id
       WHERE a.tender_id = $1

@@ -4,6 +4,7 @@
  */
 
 import type { PartyRef } from "../party.ts";
+import type { StartDateKind } from "../vocabulary.ts";
 
 export type SignalType = "duration_expiry" | "framework_expiry" | "recurrence";
 export type Confidence = "low" | "medium" | "high";
@@ -78,6 +79,8 @@ export interface ExpiryBasis extends BasisCommon {
   award_id: number;
   award_date: string | null;
   start_date: string | null;
+  /** Whether start_date is the contract's actual start or the planned one; null without a start. */
+  start_date_kind: StartDateKind | null;
   end_date: string;
   end_date_source: EndDateSource;
   duration_months: number | null;

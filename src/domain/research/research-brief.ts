@@ -13,9 +13,11 @@ import { hasSearchableWords, partyIdsNamedLike, SEARCH_WINDOW } from "../../db/q
 import { addMonths, calendarDate } from "../../lib/calendar.ts";
 import { OPPORTUNITY_WINDOW_DAYS } from "../companies/list-company-opportunities.ts";
 import { type DomainContext, readerOf } from "../context.ts";
+import { hasNoNul, NO_NUL_RULE } from "../params.ts";
 import { type PartyRef, partyRef } from "../party.ts";
 import { type Provenance, provenanceOf } from "../provenance.ts";
 import type { Confidence, SignalType } from "../renewals/signal.ts";
+import { type ContractType, effectiveStatus, type ProcedureType, type TenderStatus } from "../vocabulary.ts";
 
 /** Default and maximum number of findings in a brief. */
 export const RESEARCH_DEFAULT_LIMIT = 20;
@@ -30,6 +32,7 @@ export const ResearchInputSchema = z.object({
     .trim()
     .min(1, { error: "a text of 1 to 200 characters" })
     .max(200, { error: "a text of 1 to 200 characters" })
+    .refine(hasNoNul, { error: NO_NUL_RULE })
     .meta({
       example: "ciberseguridad",
       description:
@@ -67,6 +70,10 @@ export interface TenderFinding extends FindingBase {
   cpv_main: string | null;
   estimated_value: number | null;
   currency: string | null;
+  /** In the common vocabulary whatever the source (domain/vocabulary.ts); status as the Tender answer reads it. */
+  procedure_type: ProcedureType | null;
+  contract_type: ContractType | null;
+  status: TenderStatus | null;
   /** Where the topic was found: the title, only the description, or the buyer's name. */
   matched_in: "title" | "description" | "buyer_name";
 }
@@ -274,6 +281,9 @@ export async function researchBrief({
     cpv_main: t.cpv_main,
     estimated_value: t.estimated_value,
     currency: t.currency,
+    procedure_type: t.procedure_type as ProcedureType | null,
+    contract_type: t.contract_type as ContractType | null,
+    status: effectiveStatus(t.status as TenderStatus | null, t.deadline, now),
     matched_in: t.in_title ? "title" : t.in_text ? "description" : "buyer_name",
     confidence: t.in_title || !t.in_text ? "high" : "medium",
     evidence: [provenanceOf(t)],

@@ -9,7 +9,16 @@ import {
   searchRowsByIds,
 } from "../../db/queries/search.ts";
 import { type DomainContext, readerOf } from "../context.ts";
-import { CpvParam, DateParam, NameFragmentParam, PageParam, RegionParam, SizeParam } from "../params.ts";
+import {
+  CpvParam,
+  DateParam,
+  hasNoNul,
+  NameFragmentParam,
+  NO_NUL_RULE,
+  PageParam,
+  RegionParam,
+  SizeParam,
+} from "../params.ts";
 import { type PartyRef, partyRef } from "../party.ts";
 import { type Provenance, provenanceOf } from "../provenance.ts";
 
@@ -30,6 +39,7 @@ export const SearchInputSchema = z
     q: z
       .string()
       .max(200)
+      .refine(hasNoNul, { error: NO_NUL_RULE })
       .optional()
       .meta({ description: "Plain-text Spanish full-text query over title and description (max 200)." }),
     cpv: CpvParam.optional(),

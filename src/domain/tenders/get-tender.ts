@@ -7,6 +7,15 @@ import { NotFoundError } from "../errors.ts";
 import { IdInputSchema } from "../params.ts";
 import { type PartyRef, partyRef } from "../party.ts";
 import { type Provenance, provenanceOf } from "../provenance.ts";
+import {
+  type ContractType,
+  effectiveStatus,
+  type NoticeType,
+  type ProcedureType,
+  type SourceCodes,
+  type StartDateKind,
+  type TenderStatus,
+} from "../vocabulary.ts";
 
 export interface Award {
   id: number;
@@ -20,14 +29,20 @@ export interface Award {
   bidders_count: number | null;
   framework: boolean;
   duration_months: number | null;
+  /** The contract's start: actual or planned, as `start_date_kind` says. */
   start_date: string | null;
+  start_date_kind: StartDateKind | null;
   end_date: string | null;
 }
 
+/**
+ * The coded fields are in the common vocabulary (domain/vocabulary.ts, docs/vocabulary.md), whichever source the
+ * notice came from; `source_codes` holds the codes as published.
+ */
 export interface Tender {
   id: number;
   source_ref: string | null;
-  notice_type: string | null;
+  notice_type: NoticeType | null;
   publication_date: string | null;
   title: string | null;
   description: string | null;
@@ -36,7 +51,11 @@ export interface Tender {
   cpv_main_label_en: string | null;
   cpv_main_label_es: string | null;
   cpv_all: string[];
-  procedure_type: string | null;
+  procedure_type: ProcedureType | null;
+  contract_type: ContractType | null;
+  /** Where the procedure stands; `open` with a past deadline reads `evaluation` (`effectiveStatus`). */
+  status: TenderStatus | null;
+  source_codes: SourceCodes;
   deadline: string | null;
   estimated_value: number | null;
   currency: string | null;
@@ -76,18 +95,19 @@ export async function getTender({
   }
   const [awards, linked] = await Promise.all([listAwardsByTender(db, row.id), findLinkedNotices(db, row.id)]);
   return {
-    tender: toTender(row, awards.map(toAward)),
+    tender: toTender(row, awards.map(toAward), ctx.now()),
     // A procedure published on both PLACSP and TED answers with both notices (docs/linking.md).
     provenance: [provenanceOf(row), ...linked.map(provenanceOf)],
     hasCeilings: awards.some((award) => award.value_is_ceiling && award.value !== null),
   };
 }
 
-export function toTender(row: TenderRow, awards: Award[]): Tender {
+/** The stored values are the vocabulary's: the migration's CHECK constraints hold the column to it. */
+export function toTender(row: TenderRow, awards: Award[], now: Date): Tender {
   return {
     id: row.id,
     source_ref: row.source_ref,
-    notice_type: row.notice_type,
+    notice_type: row.notice_type as NoticeType | null,
     publication_date: row.publication_date,
     title: row.title,
     description: row.description,
@@ -95,7 +115,10 @@ export function toTender(row: TenderRow, awards: Award[]): Tender {
     cpv_main_label_en: row.cpv_main_label_en,
     cpv_main_label_es: row.cpv_main_label_es,
     cpv_all: row.cpv_all,
-    procedure_type: row.procedure_type,
+    procedure_type: row.procedure_type as ProcedureType | null,
+    contract_type: row.contract_type as ContractType | null,
+    status: effectiveStatus(row.status as TenderStatus | null, row.deadline, now),
+    source_codes: row.source_codes,
     deadline: row.deadline ? row.deadline.toISOString() : null,
     estimated_value: row.estimated_value,
     currency: row.currency,
@@ -124,6 +147,7 @@ export function toAward(row: AwardRow): Award {
     framework: row.framework,
     duration_months: row.duration_months,
     start_date: row.start_date,
+    start_date_kind: row.start_date_kind as StartDateKind | null,
     end_date: row.end_date,
   };
 }

@@ -23,8 +23,10 @@ export interface AwardContext {
  *   the notice shows amounts: there is no contract.
  * - Several winners on one result share one published amount that cannot be split per winner, so `value`
  *   and `valuePayable` are null on each of them (with a `FieldError`) rather than repeated.
- * - `startDate` is `TenderResult/cbc:StartDate` only (the contract's entry into force). `Contract/IssueDate`
- *   is the signature date, not a start date; it only counts as evidence that the contract is signed.
+ * - `startDate` is the contract's start: `TenderResult/cbc:StartDate` (its entry into force, `startDateKind`
+ *   `actual`) when published, else the planned start, `PlannedPeriod/StartDate` of the lot, else of the folder
+ *   (`planned`). `Contract/IssueDate` is the signature date, not a start date; it only counts as evidence that
+ *   the contract is signed, as the actual start does (a planned start never does).
  * - `endDate` is only a published one (the lot's, else the folder's `PlannedPeriod/EndDate`); deriving it
  *   from start + duration is left to the renewal analytics, which label such derivations.
  * - Extensions (`ContractExtension`) are inherited like duration and end date: each of text, months and end
@@ -83,9 +85,10 @@ function readResult(
     }
   }
 
-  const startDate = isVoid
+  const actualStart = isVoid
     ? null
     : readDate(child(result, ...cbc("StartDate")), `${field}.startDate`, errors);
+  const plannedStart = isVoid ? null : (lotInfo?.plannedStartDate ?? ctx.folder.plannedStartDate);
   const signedOn = isVoid
     ? null
     : readDate(path(result, [cac("Contract"), cbc("IssueDate")]), `${field}.contractIssueDate`, errors);
@@ -109,12 +112,14 @@ function readResult(
     framework: ctx.framework,
     valueIsCeiling: ctx.framework && value !== null,
     durationMonths: isVoid ? null : (lotInfo?.durationMonths ?? ctx.folder.durationMonths),
-    startDate,
+    startDate: actualStart ?? plannedStart,
+    startDateKind: actualStart !== null ? "actual" : plannedStart !== null ? "planned" : null,
     endDate: isVoid ? null : (lotInfo?.plannedEndDate ?? ctx.folder.plannedEndDate),
     extensionText: isVoid ? null : (lotInfo?.extension.text ?? ctx.folder.extension.text),
     extensionMonths: isVoid ? null : (lotInfo?.extension.months ?? ctx.folder.extension.months),
     extensionEndDate: isVoid ? null : (lotInfo?.extension.endDate ?? ctx.folder.extension.endDate),
-    contractSigned: !isVoid && (resultCode === SIGNED_RESULT_CODE || startDate !== null || signedOn !== null),
+    contractSigned:
+      !isVoid && (resultCode === SIGNED_RESULT_CODE || actualStart !== null || signedOn !== null),
     cpv: lotInfo?.cpvs[0] ?? ctx.cpvMain,
   };
   return winners.map((winner) => ({ ...base, winner }));

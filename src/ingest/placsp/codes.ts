@@ -1,7 +1,7 @@
 /**
- * PLACSP code lists (genericode `.gc` files shipped with OpenPLACSP; research note placsp.md §6). The
- * normalizer stores codes as published and uses these maps only to check that a code is one PLACSP
- * defines; the labels are for people reading logs and for the API layer, never written in place of a code.
+ * PLACSP code lists (CODICE genericode `.gc` files, `https://contrataciondelestado.es/codice/cl/{version}/`,
+ * as shipped with OpenPLACSP; research note placsp.md §6). They say which codes PLACSP defines; the labels are
+ * for people reading logs and docs. ingest/vocabulary/placsp.ts maps every code to the common vocabulary.
  *
  * Keys are the code values only, not the list URI: the same list appears under several versions and
  * http/https variants (`TenderResultCode-2.02` vs `-2.09`).
@@ -36,6 +36,44 @@ export const PROCEDURE_CODES: CodeList = {
   "13": "Licitación con negociación",
   "100": "Normas internas",
   "999": "Otros",
+};
+
+/**
+ * `cac-place-ext:ValidNoticeInfo/cbc-place-ext:NoticeTypeCode` (TenderingNoticeTypeCode-2.11; the 31 codes of
+ * research note placsp.md §6.6, labels as in the genericode list).
+ */
+export const NOTICE_TYPE_CODES: CodeList = {
+  DOC_PIN: "Anuncio Previo",
+  DOC_PIN_RTL: "Anuncio Previo con Reducción de Plazos",
+  DOC_CON: "Anuncio de Consulta Preliminar de Mercado",
+  DOC_CN: "Anuncio de Licitación",
+  DOC_CD: "Anuncio de Pliegos",
+  DOC_DD: "Anuncio de Documento Descriptivo",
+  DOC_ATPV: "Anuncio de Transparencia Previa Voluntaria",
+  DOC_CAN_PROV: "Anuncio de Adjudicación Provisional",
+  DOC_CAN_DEF: "Anuncio de Adjudicación Definitiva",
+  DOC_CAN_ADJ: "Anuncio de Adjudicación",
+  DOC_FORM: "Anuncio de Formalización",
+  DOC_FORM_ENC: "Anuncio de Formalización de Encargo",
+  PRO_FORM_ENC: "Anuncio de Prórroga de Encargo",
+  DOC_MOD: "Anuncio modificación de contrato",
+  DOC_CCN: "Anuncio de Finalización de Contrato",
+  DESISTIMIENTO: "Anuncio de Desistimiento",
+  RENUNCIA: "Anuncio de Renuncia",
+  ANUL_PIN: "Anulación de Anuncio Previo",
+  ANUL_PIN_RTL: "Anulación de Anuncio Previo con Reducción de Plazos",
+  ANUL_DOC_CON: "Anulación de Anuncio de Consulta Preliminar de Mercado",
+  ANUL_CN: "Anulación de Anuncio de Licitación",
+  ANUL_CD: "Anulación de Anuncio de Pliegos",
+  ANUL_DD: "Anulación de Anuncio de Documento Descriptivo",
+  ANUL_CAN_ADJ: "Anulación de Anuncio de Adjudicación",
+  ANUL_FORM: "Anulación de Anuncio de Formalización",
+  ANUL_FORM_ENC: "Anulación de Anuncio de Formalización de Encargo",
+  ANUL_PRO_FORM_ENC: "Anulación de Anuncio de Prórroga de Encargo",
+  ANUL_DOC_MOD: "Anulación anuncio modificación de contrato",
+  ANUL_CCN: "Anulación de Anuncio de Finalización de Contrato",
+  ANUL_DESISTIMIENTO: "Anulación de Anuncio de Desistimiento",
+  ANUL_RENUNCIA: "Anulación de Anuncio de Renuncia",
 };
 
 /** `cac:TenderingProcess/cbc:ContractingSystemCode` (ContractingSystemTypeCode-2.08). */

@@ -1,9 +1,11 @@
+import { setTimeout as delay } from "node:timers/promises";
 import { afterIngestRun } from "../../analytics/after-ingest.ts";
 import { advanceCheckpoint, getCheckpoint } from "../../db/queries/ingest-runs.ts";
 import { type IngestDeps, IngestRun } from "../run-context.ts";
-import { classifySource, openPageSource } from "../sources/archives.ts";
+import { classifySource, openPageSource, type SourcePage } from "../sources/archives.ts";
 import { nextHref } from "../sources/feed-walk.ts";
-import type { HttpOptions } from "../sources/http.ts";
+import { backoffDelay, classifyError, type HttpOptions } from "../sources/http.ts";
+import { XmlError } from "../xml/reader.ts";
 import { ingestPlacspPage } from "./ingest-page.ts";
 
 export interface PlacspIngestOptions {
@@ -70,11 +72,9 @@ export async function ingestPlacsp(
     for await (const page of pages) {
       // A directory or archive can mix feeds; their page names say which.
       const pageFeed = feed ?? feedOf(page.name);
-      const result = await ingestPlacspPage(run, page.body, {
-        feed: pageFeed,
-        batchSize: options.batchSize,
-        since,
-      });
+      const result = await readPageWithRetry(page, options.http, (body) =>
+        ingestPlacspPage(run, body, { feed: pageFeed, batchSize: options.batchSize, since }),
+      );
       // Older pages hold nothing newer than what this page reached.
       const reachedCursor = cursor !== null && result.oldest !== null && result.oldest <= cursor;
       const reachedSince = since !== null && result.oldest !== null && result.oldest < since;
@@ -109,6 +109,48 @@ export async function ingestPlacsp(
   };
   deps.log.info(summary, "placsp ingest finished");
   return summary;
+}
+
+/**
+ * Ingests a page, reading a live feed page again when its read breaks off: a transfer cut short (reset,
+ * stalled past the idle timeout) or a document that ends before its root closes (a body truncated though the
+ * transfer looked complete). Within the HTTP retry budget, with the same backoff; the entries committed before
+ * the break are applied again, which changes nothing (the upsert is idempotent). A malformed page, or a page
+ * from an archive or a file, fails at once.
+ */
+async function readPageWithRetry<T>(
+  page: SourcePage,
+  http: HttpOptions,
+  read: (body: AsyncIterable<Uint8Array>) => Promise<T>,
+): Promise<T> {
+  const sleep = http.sleep ?? ((ms: number) => delay(ms, undefined, { signal: http.signal }));
+  let body = page.body;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await read(body);
+    } catch (error) {
+      http.signal?.throwIfAborted();
+      const reason = brokenTransfer(error);
+      if (page.refetch === undefined || reason === null || attempt > http.retries) {
+        throw error;
+      }
+      const delayMs = backoffDelay(attempt, http);
+      http.onRetry?.({ attempt, delayMs, reason: `page read broke off, reading it again: ${reason}` });
+      await sleep(delayMs);
+      body = await page.refetch();
+    }
+  }
+}
+
+/** Why a page read broke off in a way another read may cure; null for any other failure. */
+function brokenTransfer(error: unknown): string | null {
+  for (let e: unknown = error; e instanceof Error; e = e.cause) {
+    if (e instanceof XmlError && e.truncated) {
+      return e.message;
+    }
+  }
+  const { reason, transient } = classifyError(error);
+  return transient ? reason : null;
 }
 
 const FEED_MARKERS: readonly [RegExp, string][] = [

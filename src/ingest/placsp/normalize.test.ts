@@ -51,7 +51,7 @@ describe("normalizePlacspEntry: 2-entry page, ADJ 3-lot folder S-05669-2025 (RTV
       // entry/updated 2025-12-29T18:57:52.718+01:00
       upstreamUpdated: "2025-12-29T17:57:52.718Z",
       // ValidNoticeInfo: DOC_CAN_ADJ issued 2025-12-29 (latest); DOC_CD and DOC_CN 2025-12-04
-      noticeType: "DOC_CAN_ADJ",
+      noticeType: "award-notice",
       // min "Perfil del contratante" IssueDate of non-PIN notices: DOC_CD/DOC_CN 2025-12-04
       publicationDate: "2025-12-04",
       // ProcurementProject/cbc:Name "Alquiler equipos filmación-  Benidorm Fest 2026" (spaces collapsed)
@@ -60,9 +60,9 @@ describe("normalizePlacspEntry: 2-entry page, ADJ 3-lot folder S-05669-2025 (RTV
       // folder CPV 32000000; lots 42414100, 32000000, 32000000
       cpvMain: "32000000",
       cpvAll: ["32000000", "42414100"],
-      // cbc:TypeCode 1 (Suministros); TenderingProcess/cbc:ProcedureCode 1
-      contractType: "1",
-      procedureType: "1",
+      // cbc:TypeCode 1 (Suministros); TenderingProcess/cbc:ProcedureCode 1 (Abierto)
+      contractType: "supplies",
+      procedureType: "open",
       // TenderSubmissionDeadlinePeriod 2025-12-22 + 09:30:00, Madrid winter time (+01:00)
       deadline: "2025-12-22T08:30:00.000Z",
       // BudgetAmount/EstimatedOverallContractAmount currencyID="EUR" 195000
@@ -72,7 +72,9 @@ describe("normalizePlacspEntry: 2-entry page, ADJ 3-lot folder S-05669-2025 (RTV
       nuts: "ES521",
       // entry/link/@href (&amp; decoded)
       url: `${DEEPLINK}&idEvl=4Mx0Dhk3DIG8ebB%2FXTwy0A%3D%3D`,
-      status: "ADJ",
+      // ContractFolderStatusCode ADJ (Adjudicada)
+      status: "awarded",
+      sourceCodes: { notice: "DOC_CAN_ADJ", procedure: "1", contract: "1", status: "ADJ" },
       // ContractingSystemCode 0
       framework: false,
       // PlannedPeriod/DurationMeasure unitCode="DAY" 24 -> 24 × 12 / 365 = 0.789…
@@ -116,9 +118,10 @@ describe("normalizePlacspEntry: 2-entry page, ADJ 3-lot folder S-05669-2025 (RTV
       currency: "EUR",
       framework: false,
       valueIsCeiling: false,
-      // lots have no PlannedPeriod: the folder's 24 days
+      // lots have no PlannedPeriod: the folder's 24 days (and no StartDate anywhere)
       durationMonths: 0.79,
       startDate: null,
+      startDateKind: null,
       endDate: null,
       // no ContractExtension
       extensionText: null,
@@ -150,20 +153,22 @@ describe("normalizePlacspEntry: 2-entry page, EV works folder 2025/159 (Cádiz)"
       // 2025-12-29T18:44:42.366+01:00
       upstreamUpdated: "2025-12-29T17:44:42.366Z",
       // DOC_CD and DOC_CN both issued 2025-10-30: the contract notice is the later stage
-      noticeType: "DOC_CN",
+      noticeType: "contract-notice",
       publicationDate: "2025-10-30",
       title: "Plan de asfaltado 2025 (Plan Cádiz Marcha 2025).",
       cpvMain: "45233222",
       cpvAll: ["45233222", "45233223"],
       // TypeCode 3 (Obras), ProcedureCode 9 (Abierto simplificado)
-      contractType: "3",
-      procedureType: "9",
+      contractType: "works",
+      procedureType: "simplified-open",
       // TenderSubmissionDeadlinePeriod 2025-11-20 + 10:00:00 (+01:00)
       deadline: "2025-11-20T09:00:00.000Z",
       estimatedValue: 367768.59,
       currency: "EUR",
       nuts: "ES612",
-      status: "EV",
+      // EV (Pendiente de adjudicación)
+      status: "evaluation",
+      sourceCodes: { notice: "DOC_CN", procedure: "9", contract: "3", status: "EV" },
       framework: false,
       // DurationMeasure unitCode="MON" 1
       durationMonths: 1,
@@ -199,19 +204,20 @@ describe("normalizePlacspEntry: lifecycle of folder 17165996 (11 versions, newes
     expect(new Set(tenders.map((t) => t.sourceRef))).toEqual(
       new Set(["https://contrataciondelestado.es/sindicacion/licitacionesPerfilContratante/17165996"]),
     );
-    // entry/updated (all +02:00) and ContractFolderStatusCode, in file order (newest first).
-    expect(tenders.map((t) => [t.upstreamUpdated, t.status])).toEqual([
-      ["2025-08-18T07:00:00.000Z", "RES"], // 2025-08-18T09:00:00.000+02:00 (DOUE DOC_FORM only)
-      ["2025-08-16T07:58:08.174Z", "RES"], // 2025-08-16T09:58:08.174+02:00
-      ["2025-07-18T11:25:26.131Z", "ADJ"], // 2025-07-18T13:25:26.131+02:00
-      ["2025-07-11T08:31:31.356Z", "EV"], // 2025-07-11T10:31:31.356+02:00
-      ["2025-07-09T06:27:37.660Z", "EV"], // 2025-07-09T08:27:37.660+02:00
-      ["2025-06-19T13:43:28.963Z", "EV"], // 2025-06-19T15:43:28.963+02:00
-      ["2025-06-13T11:24:16.856Z", "EV"], // 2025-06-13T13:24:16.856+02:00
-      ["2025-06-05T11:32:01.154Z", "PUB"], // 2025-06-05T13:32:01.154+02:00
-      ["2025-05-13T07:00:00.000Z", "PUB"], // 2025-05-13T09:00:00.000+02:00
-      ["2025-05-12T10:28:43.718Z", "PUB"], // 2025-05-12T12:28:43.718+02:00
-      ["2025-04-23T08:10:47.177Z", "PUB"], // 2025-04-23T10:10:47.177+02:00
+    // entry/updated (all +02:00), ContractFolderStatusCode and the status it maps to, in file order (newest
+    // first). RES ("Resuelta") is read from the result: ResultCode 9 (Formalizado) is a signed contract.
+    expect(tenders.map((t) => [t.upstreamUpdated, t.sourceCodes.status, t.status])).toEqual([
+      ["2025-08-18T07:00:00.000Z", "RES", "signed"], // 2025-08-18T09:00:00.000+02:00 (DOUE DOC_FORM only)
+      ["2025-08-16T07:58:08.174Z", "RES", "signed"], // 2025-08-16T09:58:08.174+02:00
+      ["2025-07-18T11:25:26.131Z", "ADJ", "awarded"], // 2025-07-18T13:25:26.131+02:00
+      ["2025-07-11T08:31:31.356Z", "EV", "evaluation"], // 2025-07-11T10:31:31.356+02:00
+      ["2025-07-09T06:27:37.660Z", "EV", "evaluation"], // 2025-07-09T08:27:37.660+02:00
+      ["2025-06-19T13:43:28.963Z", "EV", "evaluation"], // 2025-06-19T15:43:28.963+02:00
+      ["2025-06-13T11:24:16.856Z", "EV", "evaluation"], // 2025-06-13T13:24:16.856+02:00
+      ["2025-06-05T11:32:01.154Z", "PUB", "open"], // 2025-06-05T13:32:01.154+02:00
+      ["2025-05-13T07:00:00.000Z", "PUB", "open"], // 2025-05-13T09:00:00.000+02:00
+      ["2025-05-12T10:28:43.718Z", "PUB", "open"], // 2025-05-12T12:28:43.718+02:00
+      ["2025-04-23T08:10:47.177Z", "PUB", "open"], // 2025-04-23T10:10:47.177+02:00
     ]);
   });
 
@@ -225,14 +231,16 @@ describe("normalizePlacspEntry: lifecycle of folder 17165996 (11 versions, newes
         publicationDate: "2025-04-23",
         cpvMain: "72313000",
         cpvAll: ["72313000"],
-        contractType: "2",
-        procedureType: "1",
+        // TypeCode 2 (Servicios), ProcedureCode 1 (Abierto)
+        contractType: "services",
+        procedureType: "open",
         estimatedValue: 261901.77,
         currency: "EUR",
         nuts: "ES70",
         // PlannedPeriod DurationMeasure unitCode="MON" 8
         durationMonths: 8,
       });
+      expect(tender.sourceCodes).toMatchObject({ procedure: "1", contract: "2" });
       // The party has DIR3 A05003423; A05017462 belongs to its parent (Consejería de Hacienda…).
       expect(tender.buyer).toMatchObject({
         name: "Director del Instituto Canario de Estadística (ISTAC)",
@@ -250,13 +258,17 @@ describe("normalizePlacspEntry: lifecycle of folder 17165996 (11 versions, newes
   });
 
   it("has no award before ADJ", () => {
-    expect(tenders.filter((t) => t.awards.length > 0).map((t) => t.status)).toEqual(["RES", "RES", "ADJ"]);
+    expect(tenders.filter((t) => t.awards.length > 0).map((t) => t.sourceCodes.status)).toEqual([
+      "RES",
+      "RES",
+      "ADJ",
+    ]);
   });
 
   it("reads the ADJ award: REDCA S.A., 4 bids, 224002.34 ex-VAT, not yet signed", () => {
     const adj = version("2025-07-18T11:25:26.131Z");
     // newest notice DOC_CAN_ADJ issued 2025-07-18
-    expect(adj.noticeType).toBe("DOC_CAN_ADJ");
+    expect([adj.sourceCodes.notice, adj.noticeType]).toEqual(["DOC_CAN_ADJ", "award-notice"]);
     expect(adj.awards).toEqual([
       {
         // no AwardedTenderedProject/ProcurementProjectLotID: the folder has no lots
@@ -281,7 +293,9 @@ describe("normalizePlacspEntry: lifecycle of folder 17165996 (11 versions, newes
         framework: false,
         valueIsCeiling: false,
         durationMonths: 8,
-        startDate: null,
+        // no TenderResult/StartDate yet: the folder's PlannedPeriod/StartDate
+        startDate: "2025-07-15",
+        startDateKind: "planned",
         endDate: null,
         // no ContractExtension
         extensionText: null,
@@ -301,7 +315,9 @@ describe("normalizePlacspEntry: lifecycle of folder 17165996 (11 versions, newes
       expect(res.awards[0]).toMatchObject({
         resultCode: "9",
         awardDate: "2025-07-18",
+        // the actual start wins over the planned 2025-07-15
         startDate: "2025-08-13",
+        startDateKind: "actual",
         contractSigned: true,
         value: 224002.34,
         biddersCount: 4,
@@ -309,7 +325,8 @@ describe("normalizePlacspEntry: lifecycle of folder 17165996 (11 versions, newes
       });
     }
     // newest notice: DOC_FORM, issued 2025-08-16 on the profile and 2025-08-18 in the DOUE
-    expect(version("2025-08-18T07:00:00.000Z").noticeType).toBe("DOC_FORM");
+    const newest = version("2025-08-18T07:00:00.000Z");
+    expect([newest.sourceCodes.notice, newest.noticeType]).toEqual(["DOC_FORM", "contract-signed"]);
   });
 });
 
@@ -340,12 +357,12 @@ describe("normalizePlacspEntry: aggregated (1044) entry, AMB Barcelona", async (
       folderId: "905451/26",
       // 2026-09-21T22:00:26.651+02:00
       upstreamUpdated: "2026-09-21T20:00:26.651Z",
-      noticeType: "DOC_CN",
+      noticeType: "contract-notice",
       publicationDate: "2026-08-11",
       cpvMain: "90513000",
       cpvAll: ["90513000"],
-      contractType: "2",
-      procedureType: "1",
+      contractType: "services",
+      procedureType: "open",
       // 2026-09-14 14:00:00, Madrid summer time (+02:00)
       deadline: "2026-09-14T12:00:00.000Z",
       // EstimatedOverallContractAmount 2183870.93 (the budget, TaxExclusiveAmount 949509.1, is not used)
@@ -354,7 +371,8 @@ describe("normalizePlacspEntry: aggregated (1044) entry, AMB Barcelona", async (
       nuts: "ES511",
       // entry/link points to the regional platform
       url: `${CAT_PORTAL}4b131001-63ad-4eac-a80a-ab91c3a9f366/300888482`,
-      status: "EV",
+      status: "evaluation",
+      sourceCodes: { notice: "DOC_CN", procedure: "1", contract: "2", status: "EV" },
       framework: false,
       // DurationMeasure unitCode="ANN" 2
       durationMonths: 24,
@@ -447,6 +465,8 @@ describe("normalizePlacspEntry: unreadable values become null plus a FieldError"
     expect(tender).toMatchObject({
       status: null,
       contractType: null,
+      // unknown codes are kept as published, never dropped
+      sourceCodes: { contract: "99", status: "OPEN" },
       // the check digit is dropped from a well-formed code; the malformed one is skipped
       cpvMain: "72313000",
       cpvAll: ["72313000"],
@@ -456,11 +476,18 @@ describe("normalizePlacspEntry: unreadable values become null plus a FieldError"
     expect(errors.map((e) => e.field)).toEqual([
       "project.cpv[0]",
       "project.duration",
-      "contractType",
-      "status",
       "tenderResults[0].resultCode",
       "tenderResults[0].awardDate",
       "tenderResults[0].biddersCount",
+      "status",
+      "contractType",
+    ]);
+    expect(errors.filter((e) => e.field === "status" || e.field === "contractType")).toEqual([
+      {
+        field: "status",
+        reason: 'not a code of the PLACSP SyndicationContractFolderStatusCode list: "OPEN"',
+      },
+      { field: "contractType", reason: 'not a code of the PLACSP ContractCode list: "99"' },
     ]);
   });
 
@@ -527,6 +554,7 @@ describe("normalizePlacspEntry: award rules", () => {
           valueIsCeiling: false,
           durationMonths: null,
           startDate: null,
+          startDateKind: null,
           endDate: null,
           // void result: no extensions
           extensionText: null,
@@ -597,6 +625,81 @@ describe("normalizePlacspEntry: award rules", () => {
       ["2", 12, "72000000", "2026-12-31", true],
     ]);
     expect(tender.awards.map((a) => a.startDate)).toEqual([null, null]);
+  });
+
+  it("start date: the actual one (TenderResult/StartDate), else the lot's planned one, else the folder's", async () => {
+    const { tender, errors } = await normalizeXml(
+      entryXml(`<cac:ProcurementProject>
+          <cac:PlannedPeriod><cbc:StartDate>2026-01-01</cbc:StartDate>
+            <cbc:DurationMeasure unitCode="MON">12</cbc:DurationMeasure></cac:PlannedPeriod>
+        </cac:ProcurementProject>
+        <cac:ProcurementProjectLot><cbc:ID schemeName="ID_LOTE">1</cbc:ID><cac:ProcurementProject>
+          <cac:PlannedPeriod><cbc:StartDate>2026-03-01</cbc:StartDate></cac:PlannedPeriod>
+        </cac:ProcurementProject></cac:ProcurementProjectLot>
+        ${tenderResult(`<cbc:ResultCode>8</cbc:ResultCode>${WINNER}
+          <cac:AwardedTenderedProject><cbc:ProcurementProjectLotID>1</cbc:ProcurementProjectLotID>
+          </cac:AwardedTenderedProject>`)}
+        ${tenderResult(`<cbc:ResultCode>8</cbc:ResultCode>${WINNER}
+          <cac:AwardedTenderedProject><cbc:ProcurementProjectLotID>2</cbc:ProcurementProjectLotID>
+          </cac:AwardedTenderedProject>`)}
+        ${tenderResult(`<cbc:ResultCode>9</cbc:ResultCode><cbc:StartDate>2026-02-15</cbc:StartDate>${WINNER}
+          <cac:AwardedTenderedProject><cbc:ProcurementProjectLotID>1</cbc:ProcurementProjectLotID>
+          </cac:AwardedTenderedProject>`)}
+        ${tenderResult(`<cbc:ResultCode>3</cbc:ResultCode>
+          <cac:AwardedTenderedProject><cbc:ProcurementProjectLotID>1</cbc:ProcurementProjectLotID>
+          </cac:AwardedTenderedProject>`)}`),
+    );
+    expect(errors).toEqual([]);
+    expect(tender.awards.map((a) => [a.lot, a.startDate, a.startDateKind, a.contractSigned])).toEqual([
+      // lot 1 plans 2026-03-01; a planned start is no evidence of a signed contract
+      ["1", "2026-03-01", "planned", false],
+      // lot 2 plans nothing: the folder's 2026-01-01
+      ["2", "2026-01-01", "planned", false],
+      // the contract's own start, published once it is signed
+      ["1", "2026-02-15", "actual", true],
+      // a void result has no contract, so no start
+      ["1", null, null, false],
+    ]);
+  });
+});
+
+describe("normalizePlacspEntry: status of a resolved (RES) folder comes from its results", () => {
+  const res = (results: string) =>
+    normalizeXml(
+      entryXml(
+        `<cbc-place-ext:ContractFolderStatusCode>RES</cbc-place-ext:ContractFolderStatusCode>${results}`,
+      ),
+    );
+  const result = (code: string, extra = "") =>
+    tenderResult(`<cbc:ResultCode>${code}</cbc:ResultCode>${extra}`);
+
+  it.each([
+    // formalizado on one lot, desierto on another: a contract was signed
+    ["9 + 3", `${result("9", WINNER)}${result("3")}`, "signed"],
+    // adjudicado (a contrato menor goes PUB → RES with result 8 and no formalization)
+    ["8", result("8", WINNER), "awarded"],
+    // adjudicado with a published contract signature date
+    [
+      "8 + Contract/IssueDate",
+      result("8", `${WINNER}<cac:Contract><cbc:IssueDate>2025-01-02</cbc:IssueDate></cac:Contract>`),
+      "signed",
+    ],
+    ["3 + 7", `${result("3")}${result("7")}`, "deserted"],
+    // a withdrawal on any lot of an otherwise void folder: cancelled
+    ["3 + 4", `${result("3")}${result("4")}`, "cancelled"],
+    ["5", result("5"), "cancelled"],
+    // no result published: how it was resolved is not known
+    ["none", "", null],
+  ])("results %s → %s", async (_label, results, status) => {
+    const normalized = await res(results);
+    expect(normalized.tender.sourceCodes.status).toBe("RES");
+    expect(normalized.tender.status).toBe(status);
+  });
+
+  it("is null when an unknown result leaves the outcome open, and reports the code", async () => {
+    const { tender, errors } = await res(`${result("3")}${result("42")}`);
+    expect(tender.status).toBeNull();
+    expect(errors.map((e) => e.field)).toEqual(["tenderResults[1].resultCode"]);
   });
 });
 
@@ -700,7 +803,7 @@ describe("normalizePlacspEntry: tender rules", () => {
     );
     // 02:30 happens twice on 2025-10-26 in Madrid: the first (+02:00) occurrence
     expect(tender.deadline).toBe("2025-10-26T00:30:00.000Z");
-    expect(tender.procedureType).toBe("2");
+    expect([tender.sourceCodes.procedure, tender.procedureType]).toEqual(["2", "restricted"]);
   });
 
   it("reports an unreadable deadline", async () => {
@@ -730,12 +833,13 @@ describe("normalizePlacspEntry: tender rules", () => {
         notice("DOC_PIN", "Perfil del contratante", "2025-01-10") +
           notice("DOC_CN", "DOUE", "2025-02-01") +
           notice("DOC_CN", "PERFIL DEL CONTRATANTE", "2025-02-03", "2025-02-20") +
-          notice("ANUL_DOC_CN", "Perfil del contratante", "2025-02-20"),
+          notice("ANUL_CN", "Perfil del contratante", "2025-02-20"),
       ),
     );
     expect(tender.publicationDate).toBe("2025-02-03");
-    // DOC_CN and its cancellation both issued 2025-02-20: the cancellation is the later stage
-    expect(tender.noticeType).toBe("ANUL_DOC_CN");
+    // DOC_CN and its cancellation (ANUL_CN, "Anulación de Anuncio de Licitación") both issued 2025-02-20:
+    // the cancellation is the later stage
+    expect([tender.sourceCodes.notice, tender.noticeType]).toEqual(["ANUL_CN", "cancellation"]);
   });
 
   it("uses a ProcurementProject description when there is one, never the entry summary", async () => {
@@ -768,7 +872,8 @@ describe("normalizePlacspEntry: tender rules", () => {
     expect(tender).toMatchObject({
       sourceRef: "https://x/2",
       folderId: "F-1",
-      status: "PUB",
+      status: "open",
+      sourceCodes: { status: "PUB" },
       title: "Obra",
       crossRef: "ted-uuid",
     });

@@ -1,15 +1,19 @@
+import type { SourceCodes } from "../../domain/vocabulary.ts";
 import { parseIsoInstant } from "../../lib/dates.ts";
 import type { FieldError, NormalizedTender, NormalizeResult } from "../model.ts";
+import { mapCode } from "../vocabulary/map-code.ts";
+import {
+  PLACSP_CONTRACT_TYPES,
+  PLACSP_FOLDER_STATUSES,
+  PLACSP_NOTICE_TYPES,
+  PLACSP_PROCEDURE_TYPES,
+  PLACSP_RESULT_OUTCOMES,
+  placspStatus,
+} from "../vocabulary/placsp.ts";
 import type { XmlElement } from "../xml/element.ts";
 import { attr, child, children, path, text } from "../xml/element.ts";
 import { readAwards } from "./awards.ts";
-import {
-  CONTRACT_FOLDER_STATUS_CODES,
-  CONTRACT_TYPE_CODES,
-  CONTRACTING_SYSTEM_CODES,
-  FRAMEWORK_SYSTEM_CODES,
-  PROCEDURE_CODES,
-} from "./codes.ts";
+import { CONTRACTING_SYSTEM_CODES, FRAMEWORK_SYSTEM_CODES } from "./codes.ts";
 import { readDeadline } from "./deadline.ts";
 import { atom, cac, cacExt, cbc, cbcExt, NS } from "./namespaces.ts";
 import { currentNoticeType, firstPublicationDate, readNoticeIssues } from "./notices.ts";
@@ -25,7 +29,11 @@ import { collapsedText, readAmount, readCode, readCurrency, readNuts } from "./v
  * Conventions (where the note leaves a choice):
  * - Instants (`upstreamUpdated`, `deadline`) are UTC `…Z` strings with milliseconds, so versions compare as
  *   strings. The published offset is not kept; the instant is.
+ * - Coded fields (`noticeType`, `procedureType`, `contractType`, `status`) are in the common vocabulary
+ *   (ingest/vocabulary/placsp.ts); the codes as published are kept in `sourceCodes`, an unknown one with a
+ *   `FieldError` and a null common value.
  * - `noticeType`: the type of the most recently issued `ValidNoticeInfo` (see notices.ts).
+ * - `status`: the folder's `ContractFolderStatusCode`; for `RES`, what its results add up to (`placspStatus`).
  * - `publicationDate`: OpenPLACSP's "Primera publicación" (see notices.ts).
  * - `cpvMain`: the first CPV of the folder, else of the first lot that has one; `cpvAll` is folder CPVs then
  *   lot CPVs, deduplicated, so `cpvAll[0] === cpvMain`.
@@ -87,6 +95,15 @@ export function normalizePlacspEntry(entry: XmlElement, options: NormalizeOption
       (el) => attr(el, "currencyID") !== null,
     ) ?? null;
   const notices = readNoticeIssues(cfs, errors);
+  const sourceCodes = readSourceCodes(cfs, project, tenderingProcess, currentNoticeType(notices));
+  const awards = readAwards(cfs, { framework, cpvMain, folder, lots: lots.byId }, errors);
+  const folderStatus = mapCode(
+    PLACSP_FOLDER_STATUSES,
+    sourceCodes.status ?? null,
+    "status",
+    LISTS.status,
+    errors,
+  );
 
   const tender: NormalizedTender = {
     source: "placsp",
@@ -94,17 +111,24 @@ export function normalizePlacspEntry(entry: XmlElement, options: NormalizeOption
     feed: options.feed,
     folderId: text(child(cfs, ...cbc("ContractFolderID"))),
     upstreamUpdated,
-    noticeType: currentNoticeType(notices),
+    noticeType: mapCode(PLACSP_NOTICE_TYPES, sourceCodes.notice ?? null, "noticeType", LISTS.notice, errors),
     publicationDate: firstPublicationDate(notices),
     title: collapsedText(child(project, ...cbc("Name"))) ?? collapsedText(child(entry, ...atom("title"))),
     description: text(child(project, ...cbc("Description"))),
     cpvMain,
     cpvAll,
-    contractType: readCode(child(project, ...cbc("TypeCode")), CONTRACT_TYPE_CODES, "contractType", errors),
-    procedureType: readCode(
-      child(tenderingProcess, ...cbc("ProcedureCode")),
-      PROCEDURE_CODES,
+    contractType: mapCode(
+      PLACSP_CONTRACT_TYPES,
+      sourceCodes.contract ?? null,
+      "contractType",
+      LISTS.contract,
+      errors,
+    ),
+    procedureType: mapCode(
+      PLACSP_PROCEDURE_TYPES,
+      sourceCodes.procedure ?? null,
       "procedureType",
+      LISTS.procedure,
       errors,
     ),
     deadline: readDeadline(tenderingProcess, errors),
@@ -118,19 +142,51 @@ export function normalizePlacspEntry(entry: XmlElement, options: NormalizeOption
         errors,
       ),
     url: entryUrl(entry),
-    status: readCode(
-      child(cfs, ...cbcExt("ContractFolderStatusCode")),
-      CONTRACT_FOLDER_STATUS_CODES,
-      "status",
-      errors,
+    status: placspStatus(
+      folderStatus,
+      awards.map((award) => ({
+        outcome: award.resultCode === null ? null : (PLACSP_RESULT_OUTCOMES[award.resultCode] ?? null),
+        contractSigned: award.contractSigned,
+      })),
     ),
+    sourceCodes,
     framework,
     durationMonths: folder.durationMonths,
     buyer: readBuyer(cfs, errors),
-    awards: readAwards(cfs, { framework, cpvMain, folder, lots: lots.byId }, errors),
+    awards,
     crossRef: text(children(cfs, ...cbc("UUID")).find((uuid) => attr(uuid, "schemeName") === "TED")),
   };
   return { tender, errors };
+}
+
+/** The CODICE lists the coded fields come from, named in field errors. */
+const LISTS = {
+  notice: "the PLACSP TenderingNoticeTypeCode list",
+  procedure: "the PLACSP SyndicationTenderingProcessCode list",
+  contract: "the PLACSP ContractCode list",
+  status: "the PLACSP SyndicationContractFolderStatusCode list",
+} as const;
+
+/** The published codes behind the common fields; a key only when the folder has the element. */
+function readSourceCodes(
+  cfs: XmlElement | null,
+  project: XmlElement | null,
+  tenderingProcess: XmlElement | null,
+  notice: string | null,
+): SourceCodes {
+  const codes: SourceCodes = {};
+  const found = {
+    notice,
+    procedure: text(child(tenderingProcess, ...cbc("ProcedureCode"))),
+    contract: text(child(project, ...cbc("TypeCode"))),
+    status: text(child(cfs, ...cbcExt("ContractFolderStatusCode"))),
+  };
+  for (const [key, value] of Object.entries(found) as [keyof typeof found, string | null][]) {
+    if (value !== null) {
+      codes[key] = value;
+    }
+  }
+  return codes;
 }
 
 /**

@@ -15,6 +15,8 @@ export interface ProjectInfo {
   /** First `RealizedLocation/CountrySubentityCode`. */
   nuts: string | null;
   durationMonths: number | null;
+  /** `PlannedPeriod/StartDate` as published: the start the buyer plans, not the contract's actual start. */
+  plannedStartDate: string | null;
   /** `PlannedPeriod/EndDate` as published. */
   plannedEndDate: string | null;
   /** `ContractExtension`: the announced extensions/options (see `readExtension`). */
@@ -62,6 +64,7 @@ export function readProject(project: XmlElement | null, field: string, errors: F
       errors,
     ),
     durationMonths: readDurationMonths(child(period, ...cbc("DurationMeasure")), `${field}.duration`, errors),
+    plannedStartDate: readDate(child(period, ...cbc("StartDate")), `${field}.plannedStartDate`, errors),
     plannedEndDate: readDate(child(period, ...cbc("EndDate")), `${field}.plannedEndDate`, errors),
     extension: readExtension(child(project, ...cac("ContractExtension")), `${field}.extension`, errors),
   };

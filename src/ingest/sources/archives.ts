@@ -29,6 +29,8 @@ export interface SourcePage {
    * they enumerate their pages by name and their links point at the live site. To stop early, break out.
    */
   setNext(href: string | null): void;
+  /** Live feeds only: requests the page again and returns its fresh body (see `FeedPage.refetch`). */
+  refetch?: () => Promise<AsyncIterable<Uint8Array>>;
 }
 
 export interface PageSourceOptions {
@@ -102,7 +104,7 @@ function pagesOf(source: string, kind: SourceKind, options: PageSourceOptions): 
 
 async function* feedPages(url: string, http: HttpOptions): AsyncGenerator<SourcePage, void, undefined> {
   for await (const page of walkFeed(url, { http })) {
-    yield { name: page.url, body: page.body, setNext: page.setNext };
+    yield { name: page.url, body: page.body, setNext: page.setNext, refetch: page.refetch };
   }
 }
 

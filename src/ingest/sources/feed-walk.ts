@@ -34,6 +34,11 @@ export interface FeedPage {
    * (no next link, or the caller has reached its checkpoint). Must be called before asking for the next page.
    */
   setNext(href: string | null): void;
+  /**
+   * Requests the page again and returns its fresh body (the previous one is cancelled), for a caller whose
+   * read broke off (a transfer cut short, a truncated document). Same retries as the first request.
+   */
+  refetch(): Promise<AsyncIterable<Uint8Array>>;
 }
 
 export interface WalkFeedOptions {
@@ -71,15 +76,12 @@ export async function* walkFeed(
   let url = absoluteHttpUrl(headUrl, undefined);
   for (let index = 0; ; index++) {
     seen.add(url);
-    const response = await assertHasBody(await fetchWithRetry(url, options.http));
+    const response = await fetchPage(url, options.http);
     const responseUrl = response.url === "" ? url : response.url;
     seen.add(withoutFragment(responseUrl));
-    const stream = response.body;
-    if (stream === null) {
-      // assertHasBody guarantees a body; this only satisfies the type.
-      throw new FeedWalkError(`GET ${url}: response has no body`);
-    }
+    let stream = bodyOf(response, url);
     let next: string | null | undefined;
+    const pageUrl = url;
     const page: FeedPage = {
       url,
       responseUrl,
@@ -87,6 +89,11 @@ export async function* walkFeed(
       body: stream,
       setNext(href) {
         next = href;
+      },
+      async refetch() {
+        await stream.cancel().catch(() => undefined);
+        stream = bodyOf(await fetchPage(pageUrl, options.http), pageUrl);
+        return stream;
       },
     };
     try {
@@ -120,6 +127,18 @@ export async function* walkFeed(
     }
     url = resolved;
   }
+}
+
+async function fetchPage(url: string, http: HttpOptions): Promise<Response> {
+  return assertHasBody(await fetchWithRetry(url, http));
+}
+
+function bodyOf(response: Response, url: string): ReadableStream<Uint8Array> {
+  if (response.body === null) {
+    // assertHasBody guarantees a body; this only satisfies the type.
+    throw new FeedWalkError(`GET ${url}: response has no body`);
+  }
+  return response.body;
 }
 
 /** The first `rel="next"` href of a page header, as published; null on the last page. */

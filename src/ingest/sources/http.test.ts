@@ -4,6 +4,7 @@ import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import type { HttpOptions, RetryInfo } from "./http.ts";
 import {
+  AttemptFailed,
   assertHasBody,
   BodyTimeoutError,
   backoffDelay,
@@ -11,6 +12,8 @@ import {
   FetchError,
   fetchWithRetry,
   parseRetryAfter,
+  postJsonWithRetry,
+  requestWithRetry,
 } from "./http.ts";
 
 type Handler = (req: IncomingMessage, res: ServerResponse, n: number) => void;
@@ -335,5 +338,78 @@ describe("backoffDelay", () => {
   it("doubles the ceiling per retry up to maxDelayMs", () => {
     const opts = { baseDelayMs: 100, maxDelayMs: 1000, random: () => 0.5 };
     expect([1, 2, 3, 4, 5, 6].map((n) => backoffDelay(n, opts))).toEqual([75, 150, 300, 600, 750, 750]);
+  });
+});
+
+describe("requestWithRetry and postJsonWithRetry", () => {
+  it("retries a body that breaks off inside the attempt, within the one budget", async () => {
+    const server = await serve((_req, res, n) => {
+      if (n === 1) {
+        res.writeHead(200, { "content-length": "100" });
+        res.write("half", () => res.socket?.destroy());
+      } else {
+        res.end("whole body");
+      }
+    });
+    const http = options({ retries: 1 });
+    const text = await requestWithRetry({ method: "GET", url: server.url }, http, (r) => r.text());
+    expect(text).toBe("whole body");
+    expect(http.retryLog.map((r) => r.reason)).toEqual([expect.stringMatching(/^transfer interrupted: /)]);
+    // One budget: a status failure and a broken transfer count alike.
+    const always = await serve((_req, res, n) => {
+      if (n % 2 === 1) {
+        res.writeHead(503).end();
+      } else {
+        res.writeHead(200, { "content-length": "100" });
+        res.write("half", () => res.socket?.destroy());
+      }
+    });
+    const error = await requestWithRetry({ method: "GET", url: always.url }, options({ retries: 3 }), (r) =>
+      r.text(),
+    ).catch((err: unknown) => err);
+    expect(error).toBeInstanceOf(FetchError);
+    expect(error).toMatchObject({ method: "GET", attempts: 4 });
+    expect(always.requests).toHaveLength(4);
+  });
+
+  it("follows a consumer's verdict: AttemptFailed retryable or not, other errors as they are", async () => {
+    const server = await serve((_req, res) => res.end("x"));
+    let calls = 0;
+    const retried = await requestWithRetry({ method: "GET", url: server.url }, options(), async () => {
+      calls++;
+      if (calls < 3) {
+        throw new AttemptFailed("not yet", { retryable: true });
+      }
+      return "done";
+    });
+    expect(retried).toBe("done");
+    const refused = await requestWithRetry({ method: "GET", url: server.url }, options(), async () => {
+      throw new AttemptFailed("an HTML page", { retryable: false });
+    }).catch((err: unknown) => err);
+    expect(refused).toMatchObject({ attempts: 1, retryable: false, status: 200 });
+    expect(String(refused)).toMatch(/failed after 1 attempt: an HTML page \(not retryable\)/);
+    const local = new Error("disk full");
+    await expect(
+      requestWithRetry({ method: "GET", url: server.url }, options(), async () => {
+        throw local;
+      }),
+    ).rejects.toBe(local);
+  });
+
+  it("retries a JSON answer cut short, but not one that is not JSON at all", async () => {
+    const page = JSON.stringify({ notices: [1, 2, 3], next: "t1" });
+    const cut = await serve((_req, res, n) => res.end(n === 1 ? page.slice(0, 20) : page));
+    const http = options();
+    const value = await postJsonWithRetry(cut.url, { q: 1 }, http, (json) => ({ ok: true, value: json }));
+    expect(value).toEqual(JSON.parse(page));
+    expect(http.retryLog.map((r) => r.reason)).toEqual([expect.stringMatching(/JSON response ends early/)]);
+    expect(cut.requests[0]?.method).toBe("POST");
+    const html = await serve((_req, res) => res.end("<html>maintenance</html>"));
+    const error = await postJsonWithRetry(html.url, {}, options(), (json) => ({
+      ok: true,
+      value: json,
+    })).catch((err: unknown) => err);
+    expect(error).toMatchObject({ method: "POST", attempts: 1, retryable: false });
+    expect(html.requests).toHaveLength(1);
   });
 });

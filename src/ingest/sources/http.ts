@@ -1,8 +1,11 @@
 import { setTimeout as delay } from "node:timers/promises";
 
 /**
- * Resilient HTTP GET for ingestion: feed pages (10–30 MB) and ZIP archives (up to ~2 GB) from public
- * servers that are slow, rate-limited and occasionally down.
+ * The one HTTP client of ingestion: feed pages (10–30 MB) and ZIP archives (up to ~2 GB) by GET, TED Search
+ * API pages by JSON POST, notices and packages by GET, from public servers that are slow, rate-limited and
+ * occasionally down. Every request goes through `requestWithRetry`: one attempt loop, one retry budget
+ * (`retries` extra attempts, whatever failed), one backoff (`backoffDelay`, equal jitter), one `Retry-After`
+ * reading (capped at `maxDelayMs`), one test of what is transient (`classifyError`), one error (`FetchError`).
  *
  * Timeouts come in two phases, because one deadline cannot fit both a 1 s header wait and a 20 min download:
  * - `timeoutMs` bounds each attempt up to the response headers (DNS, connect, TLS, server think time).
@@ -10,8 +13,12 @@ import { setTimeout as delay } from "node:timers/promises";
  * - `bodyIdleTimeoutMs` (default `timeoutMs`) bounds each *read* of the returned body: the clock runs only
  *   while the consumer is waiting for the next chunk, so a slow consumer (a parser applying entries to the
  *   database) never trips it, while a server that stalls mid-body does. The body then errors with
- *   `BodyTimeoutError` and the connection is aborted. A body cannot be retried transparently once the caller
- *   has consumed part of it; callers that can restart from scratch (a download to a file) do so themselves.
+ *   `BodyTimeoutError` and the connection is aborted.
+ *
+ * A caller reads the body inside the attempt (`consume`): a transfer that breaks off there (reset, stall,
+ * a body the consumer finds cut short) fails the attempt and is retried from scratch within the same budget.
+ * `fetchWithRetry` hands the streaming body out instead (a feed page is parsed while it arrives); a body
+ * that breaks off later is the caller's to retry.
  *
  * Both phases share one AbortController per attempt, and `signal` (the caller's shutdown) aborts either.
  */
@@ -49,9 +56,14 @@ export interface HttpOptions {
   onRetry?: (info: RetryInfo) => void;
 }
 
-/** A request failed for good: a permanent HTTP status, or a transient failure on every attempt. */
+/**
+ * A request failed for good: a permanent HTTP status, a transient failure on every attempt, or an answer that
+ * is not what the endpoint serves (invalid JSON, an HTML page instead of a notice, a body over its cap).
+ * The one error of every upstream HTTP call (feeds, archives, the TED API, notices, packages).
+ */
 export class FetchError extends Error {
   override readonly name = "FetchError";
+  readonly method: HttpMethod;
   readonly url: string;
   /** How many requests were made. */
   readonly attempts: number;
@@ -59,21 +71,50 @@ export class FetchError extends Error {
   readonly reason: string;
   /** HTTP status of the last attempt; null when no response arrived (timeout, connection error). */
   readonly status: number | null;
-  /** False when the failure was judged permanent (a 4xx other than 408/429) and not retried. */
+  /** False when the failure was judged permanent (a 4xx other than 408/429, a wrong answer) and not retried. */
   readonly retryable: boolean;
 
   constructor(
-    init: { url: string; attempts: number; reason: string; status: number | null; retryable: boolean },
+    init: {
+      method?: HttpMethod;
+      url: string;
+      attempts: number;
+      reason: string;
+      status: number | null;
+      retryable: boolean;
+    },
     options?: ErrorOptions,
   ) {
+    const method = init.method ?? "GET";
     const tries = `${init.attempts} attempt${init.attempts === 1 ? "" : "s"}`;
     const note = init.retryable ? "" : " (not retryable)";
-    super(`GET ${init.url} failed after ${tries}: ${init.reason}${note}`, options);
+    super(`${method} ${init.url} failed after ${tries}: ${init.reason}${note}`, options);
+    this.method = method;
     this.url = init.url;
     this.attempts = init.attempts;
     this.reason = init.reason;
     this.status = init.status;
     this.retryable = init.retryable;
+  }
+}
+
+export type HttpMethod = "GET" | "POST";
+
+/**
+ * Thrown by a `consume` callback to fail the attempt with its own diagnosis: `retryable` decides whether another
+ * attempt is made (a body cut short, TED's `timedOut: true`) or the call fails at once (an HTML page, a
+ * body over its cap). It becomes the `reason` of the `FetchError` that ends the call.
+ */
+export class AttemptFailed extends Error {
+  override readonly name = "AttemptFailed";
+  readonly retryable: boolean;
+  /** Overrides the response's status in the final error (null: no response, e.g. a token that did not move). */
+  readonly status: number | null | undefined;
+
+  constructor(reason: string, init: { retryable: boolean; status?: number | null }, options?: ErrorOptions) {
+    super(reason, options);
+    this.retryable = init.retryable;
+    this.status = init.status;
   }
 }
 
@@ -106,35 +147,168 @@ export class EmptyBodyError extends Error {
   }
 }
 
+/** One request: what `requestWithRetry` sends on each attempt. */
+export interface HttpRequest {
+  method: HttpMethod;
+  url: string;
+  /** Request headers besides User-Agent. */
+  headers?: Record<string, string>;
+  body?: string;
+}
+
 /**
- * GETs `url`, retrying transient failures with exponential backoff and equal jitter: HTTP 5xx, 429 and 408
- * (honouring `Retry-After`, capped at `maxDelayMs`), an empty 202 (see `EmptyBodyError`), header timeouts
- * and connection errors (refused, reset, hang-up, DNS). Any other non-2xx status fails at once.
+ * Sends `request`, retrying transient failures with exponential backoff and equal jitter: HTTP 5xx, 429 and
+ * 408 (honouring `Retry-After`, capped at `maxDelayMs`), an empty 202 (see `EmptyBodyError`), header
+ * timeouts and connection errors (refused, reset, hang-up, DNS); then, for a 2xx, whatever `consume` makes of
+ * the response: its value is returned, a transient error while it reads the body (a reset, a stall past the
+ * idle timeout) or an `AttemptFailed` marked retryable fails the attempt, which is retried within the same
+ * budget. Any other non-2xx status fails at once. At most `retries + 1` attempts in all.
  *
- * Resolves with a 2xx response whose body is guarded by the idle timeout (see the module comment) and whose
- * `url` is the final URL after redirects, which is the base for relative links inside the document.
- * Rejects with `FetchError`, or with `signal.reason` when the caller aborts.
+ * `consume` gets a 2xx response whose body is guarded by the idle timeout and whose `url` is the final URL
+ * after redirects. Rejects with `FetchError` (naming method, URL, attempts and the last reason), with
+ * `signal.reason` when the caller aborts, or with a non-transient error `consume` threw (a full disk).
  */
-export async function fetchWithRetry(url: string, options: HttpOptions): Promise<Response> {
-  checkOptions(url, options);
+export async function requestWithRetry<T>(
+  request: HttpRequest,
+  options: HttpOptions,
+  consume: (response: Response) => Promise<T>,
+): Promise<T> {
+  checkOptions(request.url, options);
   const signal = options.signal;
   const sleep = options.sleep ?? ((ms: number) => delay(ms, undefined, { signal }));
   for (let attempt = 1; ; attempt++) {
     signal?.throwIfAborted();
-    const outcome = await attemptOnce(url, options);
+    const outcome = await attemptOnce(request, options);
+    let failed: Failure;
     if (outcome.ok) {
-      return outcome.response;
+      try {
+        return await consume(outcome.response);
+      } catch (err) {
+        await outcome.response.body?.cancel().catch(() => undefined);
+        failed = consumeFailure(err, outcome.response.status, options);
+      }
+    } else {
+      failed = outcome;
     }
-    if (!outcome.retryable || attempt > options.retries) {
-      const { reason, status, retryable } = outcome;
-      throw new FetchError({ url, attempts: attempt, reason, status, retryable }, { cause: outcome.cause });
+    if (!failed.retryable || attempt > options.retries) {
+      const { reason, status, retryable } = failed;
+      throw new FetchError(
+        { method: request.method, url: request.url, attempts: attempt, reason, status, retryable },
+        { cause: failed.cause },
+      );
     }
     const delayMs =
-      outcome.retryAfterMs === null
+      failed.retryAfterMs === null
         ? backoffDelay(attempt, options)
-        : Math.min(outcome.retryAfterMs, options.maxDelayMs);
-    options.onRetry?.({ attempt, delayMs, reason: outcome.reason });
+        : Math.min(failed.retryAfterMs, options.maxDelayMs);
+    options.onRetry?.({ attempt, delayMs, reason: failed.reason });
     await sleep(delayMs);
+  }
+}
+
+/**
+ * GETs `url` (see `requestWithRetry`) and resolves with the 2xx response, its body still to be read: guarded by
+ * the idle timeout, it is the caller's to consume, and a body that breaks off later is the caller's to retry.
+ */
+export async function fetchWithRetry(url: string, options: HttpOptions): Promise<Response> {
+  return requestWithRetry({ method: "GET", url }, options, async (response) => response);
+}
+
+/** What a caller makes of a parsed JSON answer. */
+export type JsonVerdict<T> = { ok: true; value: T } | { ok: false; reason: string; retryable: boolean };
+
+/** Refuses JSON answers bigger than this: an API page is a few MB at most, so more is not a page. */
+const MAX_JSON_BYTES = 64 * 1024 * 1024;
+
+/**
+ * POSTs `body` as JSON to `url` and returns `interpret(parsed answer)`'s value (see `requestWithRetry` for the
+ * retries). An answer is small, so one attempt covers the whole exchange: headers, body, JSON parse and the
+ * caller's check. Besides the transport failures, an attempt fails when the body is empty (TED's WAF answers
+ * bots with an empty 202: retried), when the JSON breaks off before its end (a body cut short: retried), when
+ * it is otherwise invalid JSON or over 64 MiB (at once), and as `interpret` decides.
+ */
+export async function postJsonWithRetry<T>(
+  url: string,
+  body: unknown,
+  options: HttpOptions,
+  interpret: (json: unknown) => JsonVerdict<T>,
+): Promise<T> {
+  const request: HttpRequest = {
+    method: "POST",
+    url,
+    headers: { "content-type": "application/json", accept: "application/json" },
+    body: JSON.stringify(body),
+  };
+  return requestWithRetry(request, options, async (response) => {
+    const bytes = await readBounded(response, MAX_JSON_BYTES);
+    if (bytes.length === 0) {
+      // TED's WAF answers clients it takes for bots with an empty 202: a refusal, never an empty page.
+      const note = response.status === 202 ? " (a bot challenge, not data)" : "";
+      throw new AttemptFailed(`${statusLine(response)} with an empty body${note}`, { retryable: true });
+    }
+    const text = bytes.toString("utf8");
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      const cut = endsEarly(text, message);
+      const reason = cut
+        ? `the JSON response ends early (${message}): a body cut short`
+        : `invalid JSON in the response (${message}); it starts with ${JSON.stringify(text.slice(0, 80))}`;
+      throw new AttemptFailed(reason, { retryable: cut }, { cause: err });
+    }
+    const verdict = interpret(json);
+    if (!verdict.ok) {
+      throw new AttemptFailed(verdict.reason, { retryable: verdict.retryable });
+    }
+    return verdict.value;
+  });
+}
+
+/**
+ * Whether a JSON parse error means the text stopped before its end (a transfer cut short, worth another
+ * attempt) rather than text that is not JSON at all: it began like JSON and the parser ran out of input.
+ */
+function endsEarly(text: string, message: string): boolean {
+  const start = text.trimStart()[0];
+  if (start !== "{" && start !== "[") {
+    return false;
+  }
+  if (/end of JSON input|Unterminated/i.test(message)) {
+    return true;
+  }
+  const at = /position (\d+)/.exec(message)?.[1];
+  return at !== undefined && Number(at) >= text.trimEnd().length;
+}
+
+/**
+ * The whole body, each read bounded by the idle timeout (the response is guarded by `requestWithRetry`).
+ * Rejects with a non-retryable `AttemptFailed` past `maxBytes`.
+ */
+export async function readBounded(response: Response, maxBytes: number): Promise<Buffer> {
+  const body = response.body;
+  if (body === null) {
+    return Buffer.alloc(0);
+  }
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    for (;;) {
+      const chunk = await reader.read();
+      if (chunk.done) {
+        return Buffer.concat(chunks, size);
+      }
+      size += chunk.value.byteLength;
+      if (size > maxBytes) {
+        throw new AttemptFailed(`the body exceeds ${maxBytes} bytes`, { retryable: false });
+      }
+      chunks.push(chunk.value);
+    }
+  } catch (err) {
+    await reader.cancel().catch(() => undefined);
+    throw err;
   }
 }
 
@@ -259,21 +433,20 @@ const TRANSIENT_CODES = new Set([
 ]);
 const TRANSIENT_MESSAGE = /socket hang up|other side closed|^terminated$/i;
 
-type Outcome =
-  | { ok: true; response: Response }
-  | {
-      ok: false;
-      retryable: boolean;
-      reason: string;
-      status: number | null;
-      retryAfterMs: number | null;
-      cause?: unknown;
-    };
+interface Failure {
+  retryable: boolean;
+  reason: string;
+  status: number | null;
+  retryAfterMs: number | null;
+  cause?: unknown;
+}
+
+type Outcome = { ok: true; response: Response } | ({ ok: false } & Failure);
 
 /** Marks an abort caused by our header deadline, as opposed to the caller's signal. */
 class HeadersTimeout extends Error {}
 
-async function attemptOnce(url: string, options: HttpOptions): Promise<Outcome> {
+async function attemptOnce(request: HttpRequest, options: HttpOptions): Promise<Outcome> {
   const controller = new AbortController();
   const external = options.signal;
   const onExternalAbort = (): void => controller.abort(external?.reason);
@@ -283,13 +456,15 @@ async function attemptOnce(url: string, options: HttpOptions): Promise<Outcome> 
   const timer = setTimeout(() => controller.abort(new HeadersTimeout()), options.timeoutMs);
   let response: Response;
   try {
-    response = await fetch(url, {
-      headers: { "user-agent": options.userAgent },
+    response = await fetch(request.url, {
+      method: request.method,
+      headers: { ...request.headers, "user-agent": options.userAgent },
+      ...(request.body === undefined ? {} : { body: request.body }),
       signal: controller.signal,
     });
   } catch (err) {
     release();
-    return failure(err, options);
+    return { ok: false, ...transportFailure(err, options) };
   } finally {
     clearTimeout(timer);
   }
@@ -315,23 +490,55 @@ async function attemptOnce(url: string, options: HttpOptions): Promise<Outcome> 
         const reason = `${statusLine(response)} with an empty body (a bot challenge, not data)`;
         return { ok: false, retryable: true, reason, status: 202, retryAfterMs: retryAfter, cause: err };
       }
-      return failure(err, options);
+      return { ok: false, ...transportFailure(err, options) };
     }
   }
   return { ok: true, response: guarded };
 }
 
-function failure(err: unknown, options: HttpOptions): Outcome {
+/** A failure before or while the response arrived: our header deadline, or a transport error. */
+function transportFailure(err: unknown, options: HttpOptions): Failure {
   if (options.signal?.aborted) {
-    // The caller is shutting down: not a fetch failure, and never worth a retry.
+    // The caller is shutting down: not a request failure, and never worth a retry.
     throw options.signal.reason;
   }
   if (errorChain(err).some((e) => e instanceof HeadersTimeout)) {
     const reason = `no response headers within ${options.timeoutMs} ms`;
-    return { ok: false, retryable: true, reason, status: null, retryAfterMs: null, cause: err };
+    return { retryable: true, reason, status: null, retryAfterMs: null, cause: err };
   }
   const { reason, transient } = classifyError(err);
-  return { ok: false, retryable: transient, reason, status: null, retryAfterMs: null, cause: err };
+  return { retryable: transient, reason, status: null, retryAfterMs: null, cause: err };
+}
+
+/**
+ * What `consume` threw: its own verdict (`AttemptFailed`), a transfer that broke off (transient: retried), or
+ * anything else, rethrown as it is (a full disk is not the upstream's failure).
+ */
+function consumeFailure(err: unknown, status: number, options: HttpOptions): Failure {
+  if (options.signal?.aborted) {
+    throw options.signal.reason;
+  }
+  if (err instanceof AttemptFailed) {
+    const failedStatus = err.status === undefined ? status : err.status;
+    return {
+      retryable: err.retryable,
+      reason: err.message,
+      status: failedStatus,
+      retryAfterMs: null,
+      cause: err,
+    };
+  }
+  const { reason, transient } = classifyError(err);
+  if (!transient) {
+    throw err;
+  }
+  return {
+    retryable: true,
+    reason: `transfer interrupted: ${reason}`,
+    status,
+    retryAfterMs: null,
+    cause: err,
+  };
 }
 
 /**

@@ -209,7 +209,9 @@ describe("synthetic PLACSP feed", () => {
         expect(plannedEnds[i]).toMatch(/^\d{4}-\d{2}-\d{2}$/);
         expect(tender.durationMonths === null || tender.durationMonths > 0).toBe(true);
       }
-      expect(["PUB", "EV", "ADJ", "RES"]).toContain(tender.status);
+      expect(["PUB", "EV", "ADJ", "RES"]).toContain(tender.sourceCodes.status);
+      // every status code maps, and a resolved folder's results say how it was resolved
+      expect(["open", "evaluation", "awarded", "signed", "deserted", "cancelled"]).toContain(tender.status);
     }
   });
 
@@ -269,7 +271,7 @@ describe("synthetic PLACSP feed", () => {
     for (const list of multi) {
       const [newest] = list;
       // Newest first; the status only moves forward; the folder's identity stays.
-      const stages = list.map((t) => STAGE_ORDER[t.status ?? ""] ?? -1).reverse();
+      const stages = list.map((t) => STAGE_ORDER[t.sourceCodes.status ?? ""] ?? -1).reverse();
       expect(stages).toEqual([...stages].sort((a, b) => a - b));
       for (const version of list) {
         expect(version.folderId).toBe(newest?.folderId);
@@ -279,8 +281,8 @@ describe("synthetic PLACSP feed", () => {
       }
     }
     const latest = [...versions.values()].map((v) => v[0]);
-    expect(latest.some((t) => t?.status === "RES")).toBe(true);
-    expect(latest.some((t) => t?.status === "PUB")).toBe(true);
+    expect(latest.some((t) => t?.sourceCodes.status === "RES")).toBe(true);
+    expect(latest.some((t) => t?.sourceCodes.status === "PUB")).toBe(true);
   });
 
   it("cancels some earlier folders with tombstones that postdate their last version", () => {

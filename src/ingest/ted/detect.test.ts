@@ -35,7 +35,13 @@ describe("normalizeTedNotice dispatches on the root element's namespace", () => 
       .replaceAll("ContractNotice", "PriorInformationNotice")
       .replace("cn-standard", "pin-only");
     const { tender } = normalizeTedNotice(await readTedNotice(literal(xml)));
-    expect(tender).toMatchObject({ sourceRef: "615708-2023", noticeType: "pin-only", awards: [] });
+    expect(tender).toMatchObject({
+      sourceRef: "615708-2023",
+      noticeType: "prior-information",
+      status: "planned",
+      sourceCodes: { notice: "pin-only" },
+      awards: [],
+    });
   });
 
   it("throws TedNoticeError for another root", () => {

@@ -142,6 +142,7 @@ function readLotResult(
         valueIsCeiling: false,
         durationMonths: null,
         startDate: null,
+        startDateKind: null,
         endDate: null,
         extensionText: null,
         extensionMonths: null,
@@ -175,7 +176,9 @@ function readLotResult(
       currency,
       valueIsCeiling: framework && value !== null,
       durationMonths: lotInfo?.project.durationMonths ?? null,
+      // BT-536 is the start the notice plans; eForms publishes no actual start.
       startDate: lotInfo?.project.startDate ?? null,
+      startDateKind: lotInfo?.project.startDate ? "planned" : null,
       endDate: lotInfo?.project.endDate ?? null,
       extensionText: lotInfo?.project.extension.text ?? null,
       extensionMonths: lotInfo?.project.extension.months ?? null,

@@ -140,6 +140,13 @@ describe("eForms hand-written CAN: defaults", () => {
       // 2024-03-01 13:00 +01:00
       deadline: "2024-03-01T12:00:00.000Z",
       framework: false,
+      noticeType: "award-notice",
+      procedureType: "open",
+      contractType: "supplies",
+      // selec-w with a concluded contract (CON-0001 IssueDate)
+      status: "signed",
+      // no RegulatoryDomain in this notice: no legal_basis key
+      sourceCodes: { notice: "can-standard", procedure: "open", contract: "supplies" },
     });
     expect(tender.buyer).toMatchObject({ name: "Ayuntamiento de Prueba", nif: "Q0867012G", country: "ES" });
     expect(tender.awards).toEqual([
@@ -165,6 +172,7 @@ describe("eForms hand-written CAN: defaults", () => {
         valueIsCeiling: false,
         durationMonths: null,
         startDate: null,
+        startDateKind: null,
         endDate: null,
         // no ContractExtension
         extensionText: null,
@@ -408,9 +416,38 @@ describe("malformed values", () => {
       { field: "project.cpv[0]", reason: 'not a CPV code: "4800000X"' },
       { field: "lots[LOT-0001].deadline", reason: 'not a date and time: "2024-02-30+01:00"' },
       { field: "estimatedValue", reason: 'not a decimal amount: "50.000,00"' },
-      { field: "buyer.country", reason: 'not an ISO 3166 alpha-3 country code: "XXX"' },
       { field: "results[RES-0001].currency", reason: 'not an ISO 4217 currency code: "euro"' },
+      { field: "buyer.country", reason: 'not an ISO 3166 alpha-3 country code: "XXX"' },
     ]);
+  });
+
+  it("unknown codes keep their raw value in sourceCodes, the common field null and a FieldError", async () => {
+    const xml = can()
+      .replace(
+        '<cbc:NoticeTypeCode listName="result">can-standard',
+        '<cbc:NoticeTypeCode listName="result">can-new',
+      )
+      .replace("<cbc:ProcedureCode>open", "<cbc:ProcedureCode>lottery")
+      .replace("<cbc:ProcurementTypeCode>supplies", "<cbc:ProcurementTypeCode>combined");
+    const { tender, errors } = normalizeEformsNotice(await readTedNotice(literal(xml)));
+    expect(tender).toMatchObject({
+      noticeType: null,
+      procedureType: null,
+      contractType: null,
+      // without a known notice type, its form (and so the status) is not known either
+      status: null,
+      sourceCodes: { notice: "can-new", procedure: "lottery", contract: "combined" },
+    });
+    expect(errors).toEqual([
+      { field: "noticeType", reason: 'not a code of the eForms notice-type list: "can-new"' },
+      { field: "contractType", reason: 'not a code of the eForms contract-nature list: "combined"' },
+      {
+        field: "procedureType",
+        reason: 'not a code of the eForms procurement-procedure-type list: "lottery"',
+      },
+    ]);
+    // the rest of the notice is read as before
+    expect(tender.awards).toHaveLength(1);
   });
 
   it("reports a malformed publication number and keys the notice by its id", async () => {
@@ -564,5 +601,65 @@ describe("contract extensions (BT-54, BT-57, BT-58)", () => {
       { field: "lots[LOT-0001].extension.months", reason: 'unknown duration unit HUR: "12"' },
       { field: "lots[LOT-0001].extension.endDate", reason: 'not a calendar date: "2028-02-30"' },
     ]);
+  });
+});
+
+describe("status of an award notice, from its lot results", () => {
+  /** The default result (RES-0001, LOT-0001) closed without winner, with this reason (BT-144). */
+  const closed = (reason: string | null): string =>
+    `<efac:LotResult><cbc:ID>RES-0001</cbc:ID>
+      <cbc:TenderResultCode listName="winner-selection-status">clos-nw</cbc:TenderResultCode>
+      ${reason === null ? "" : `<efac:DecisionReason><efbc:DecisionReasonCode>${reason}</efbc:DecisionReasonCode></efac:DecisionReason>`}
+      <efac:TenderLot><cbc:ID schemeName="Lot">LOT-0001</cbc:ID></efac:TenderLot>
+    </efac:LotResult>`;
+  const noWinner = { lotTenders: "", contracts: "", tenderingParties: "" };
+
+  it("a winner without a concluded contract is awarded", async () => {
+    const { tender } = await normalize({
+      contracts: DEFAULTS.contracts.replace(/<cbc:IssueDate>[^<]*<\/cbc:IssueDate>/, ""),
+    });
+    expect(tender.status).toBe("awarded");
+  });
+
+  it.each([
+    // no (valid) tender: deserted, as a PLACSP "desierto"
+    ["no-rece", "deserted"],
+    ["all-rej", "deserted"],
+    // the buyer's or a review body's decision: withdrawn, as a PLACSP "desistimiento"
+    ["chan-need", "cancelled"],
+    ["rev-body", "cancelled"],
+    // "other" says neither
+    ["other", null],
+  ])("closed without winner, reason %s → %s", async (reason, status) => {
+    const { tender, errors } = await normalize({ ...noWinner, lotResults: closed(reason) });
+    expect(errors).toEqual([]);
+    expect(tender.status).toBe(status);
+  });
+
+  it("a deserted lot beside a withdrawn one is cancelled; a missing reason leaves it open", async () => {
+    const second = closed("no-rece").replaceAll("RES-0001", "RES-0002").replace("LOT-0001", "LOT-0002");
+    expect((await normalize({ ...noWinner, lotResults: closed("ins-fund") + second })).tender.status).toBe(
+      "cancelled",
+    );
+    expect((await normalize({ ...noWinner, lotResults: closed(null) + second })).tender.status).toBeNull();
+  });
+
+  it("an unknown reason is reported and leaves the status null", async () => {
+    const { tender, errors } = await normalize({ ...noWinner, lotResults: closed("bored") });
+    expect(tender.status).toBeNull();
+    expect(errors).toEqual([
+      {
+        field: "lotResults[0].noAwardReason",
+        reason: 'not a code of the eForms non-award-justification list: "bored"',
+      },
+    ]);
+  });
+
+  it("a lot still open (open-nw) is in evaluation", async () => {
+    const { tender } = await normalize({
+      ...noWinner,
+      lotResults: closed(null).replace(">clos-nw<", ">open-nw<"),
+    });
+    expect(tender.status).toBe("evaluation");
   });
 });

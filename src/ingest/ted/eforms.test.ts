@@ -52,8 +52,8 @@ describe("eForms CAN 00611835-2024: BEL ICT framework, 6 lots, 2 winners, lot 5 
       folderId: "CODSMC-2024-001",
       // efbc:PublicationDate 2024-10-10+02:00, at 00:00 that offset
       upstreamUpdated: "2024-10-09T22:00:00.000Z",
-      // cbc:NoticeTypeCode
-      noticeType: "can-standard",
+      // cbc:NoticeTypeCode can-standard (form type result)
+      noticeType: "award-notice",
       publicationDate: "2024-10-10",
       // cbc:Name FRA (first; no SPA or ENG), trailing space trimmed
       title:
@@ -65,6 +65,12 @@ describe("eForms CAN 00611835-2024: BEL ICT framework, 6 lots, 2 winners, lot 5 
       // procedure cbc:ProcurementTypeCode; TenderingProcess/cbc:ProcedureCode
       contractType: "services",
       procedureType: "open",
+      sourceCodes: {
+        notice: "can-standard",
+        procedure: "open",
+        contract: "services",
+        legal_basis: "32014L0024",
+      },
       // a CAN: no TenderSubmissionDeadlinePeriod, no EstimatedOverallContractAmount
       deadline: null,
       estimatedValue: null,
@@ -72,7 +78,8 @@ describe("eForms CAN 00611835-2024: BEL ICT framework, 6 lots, 2 winners, lot 5 
       // no procedure RealizedLocation; LOT-0001 RealizedLocation CountrySubentityCode BE100
       nuts: "BE100",
       url: "https://ted.europa.eu/en/notice/-/detail/611835-2024",
-      status: null,
+      // five lots selec-w with concluded contracts (CON-0001/CON-0002 IssueDate), lot 5 clos-nw: signed
+      status: "signed",
       // every lot: ContractingSystemTypeCode listName=framework-agreement fa-w-rc
       framework: true,
       // every lot PlannedPeriod is DescriptionCode UNLIMITED
@@ -134,6 +141,7 @@ describe("eForms CAN 00611835-2024: BEL ICT framework, 6 lots, 2 winners, lot 5 
       valueIsCeiling: true,
       durationMonths: null,
       startDate: null,
+      startDateKind: null,
       endDate: null,
       // no ContractExtension
       extensionText: null,
@@ -180,6 +188,7 @@ describe("eForms CAN 00611835-2024: BEL ICT framework, 6 lots, 2 winners, lot 5 
       valueIsCeiling: false,
       durationMonths: null,
       startDate: null,
+      startDateKind: null,
       endDate: null,
       // no winner: no extensions
       extensionText: null,
@@ -202,7 +211,7 @@ describe("eForms CAN 00191536-2024: NLD single lot", async () => {
       // PublicationDate 2024-04-02Z
       upstreamUpdated: "2024-04-02T00:00:00.000Z",
       publicationDate: "2024-04-02",
-      noticeType: "can-standard",
+      noticeType: "award-notice",
       title:
         "Reparatie vloeren en optimaliseren technische installatie van het hoofdkantoor van Waterschap " +
         "Rivierenland te Tiel (Tender 219964 NX3)",
@@ -211,6 +220,14 @@ describe("eForms CAN 00191536-2024: NLD single lot", async () => {
       cpvAll: ["45000000", "45200000", "45300000", "45400000", "50700000"],
       contractType: "works",
       procedureType: "open",
+      sourceCodes: {
+        notice: "can-standard",
+        procedure: "open",
+        contract: "works",
+        legal_basis: "32014L0024",
+      },
+      // selec-w, but CON-0001 has only an AwardDate (BT-1451), no conclusion date: awarded, not signed
+      status: "awarded",
       deadline: null,
       // RequestedTenderTotal/EstimatedOverallContractAmount currencyID=EUR 7000000
       estimatedValue: 7000000,
@@ -263,7 +280,9 @@ describe("eForms CAN 00191536-2024: NLD single lot", async () => {
         valueIsCeiling: false,
         // LOT-0000 PlannedPeriod StartDate 2024-04-01+02:00, EndDate 2026-12-31+01:00, no duration
         durationMonths: null,
+        // BT-536 is a planned start
         startDate: "2024-04-01",
+        startDateKind: "planned",
         endDate: "2026-12-31",
         // no ContractExtension
         extensionText: null,
@@ -295,6 +314,11 @@ describe("eForms CAN 00607986-2024: BEL, no winner", async () => {
       cpvAll: ["90911200", "90914000", "90919200"],
       nuts: "BE100",
       framework: false,
+      noticeType: "award-notice",
+      procedureType: "open",
+      contractType: "services",
+      // the only result is clos-nw with DecisionReasonCode all-rej (every tender rejected): deserted
+      status: "deserted",
     });
     expect(tender.buyer).toMatchObject({
       // ORG-0001 PartyName FRA first, NLD "Regie der Gebouwen"
@@ -322,6 +346,7 @@ describe("eForms CAN 00607986-2024: BEL, no winner", async () => {
         valueIsCeiling: false,
         durationMonths: null,
         startDate: null,
+        startDateKind: null,
         endDate: null,
         // no ContractExtension
         extensionText: null,
@@ -346,12 +371,21 @@ describe("eForms CN 00615708-2023: FIN ICT framework (defence, restricted)", asy
       // PublicationDate 2023-10-11Z
       upstreamUpdated: "2023-10-11T00:00:00.000Z",
       publicationDate: "2023-10-11",
-      noticeType: "cn-standard",
+      noticeType: "contract-notice",
       title: "ICT-järjestelmien rakentamisen tukipalvelut",
       cpvMain: "72000000",
       cpvAll: ["72000000"],
       contractType: "services",
       procedureType: "restricted",
+      // RegulatoryDomain 32009L0081 (defence directive): not a concession
+      sourceCodes: {
+        notice: "cn-standard",
+        procedure: "restricted",
+        contract: "services",
+        legal_basis: "32009L0081",
+      },
+      // a call for competition
+      status: "open",
       // LOT-0000 has no TenderSubmissionDeadlinePeriod; ParticipationRequestReceptionPeriod
       // EndDate 2023-11-10+02:00, EndTime 14:00:00+02:00
       deadline: "2023-11-10T12:00:00.000Z",
@@ -412,11 +446,18 @@ describe("eForms CN 00497181-2023: GRC CPV 30 framework, urn: root prefix", asyn
       sourceRef: "497181-2023",
       folderId: "04/2023",
       publicationDate: "2023-08-14",
-      noticeType: "cn-standard",
+      noticeType: "contract-notice",
       cpvMain: "30192800",
       cpvAll: ["30192800"],
       contractType: "supplies",
       procedureType: "open",
+      status: "open",
+      sourceCodes: {
+        notice: "cn-standard",
+        procedure: "open",
+        contract: "supplies",
+        legal_basis: "32014L0024",
+      },
       // LOT-0001 TenderSubmissionDeadlinePeriod EndDate 2023-09-20+03:00, EndTime 17:00:00+03:00
       deadline: "2023-09-20T14:00:00.000Z",
       // EstimatedOverallContractAmount 1322581; FrameworkMaximumAmount 1640000 is a ceiling
@@ -456,14 +497,17 @@ describe("eForms CN 00402363-2023: ESP concession", async () => {
       folderId: "Exp. 086/2023-SGSJC",
       publicationDate: "2023-07-04",
       upstreamUpdated: "2023-07-04T00:00:00.000Z",
-      noticeType: "cn-standard",
+      noticeType: "contract-notice",
       // cbc:Name languageID=SPA (&quot; decoded)
       title: 'Concurso Estación marítima de cruceros de uso particular, Terminal "G"',
       cpvMain: "63721200",
       cpvAll: ["63721200"],
-      contractType: "services",
+      // ProcurementTypeCode services under RegulatoryDomain 32014L0023 (the concessions directive)
+      contractType: "concession",
       // subtype 19: no ProcedureCode, no deadline element
       procedureType: null,
+      sourceCodes: { notice: "cn-standard", contract: "services", legal_basis: "32014L0023" },
+      status: "open",
       deadline: null,
       // EstimatedOverallContractAmount currencyID=EUR 50000000
       estimatedValue: 50000000,
@@ -510,7 +554,11 @@ describe("eForms SDK example can_24_FRA_comments (not published)", async () => {
       description: "Service d'entretien de remise en état et de nettoyage des espaces verts.",
       cpvMain: "77310000",
       cpvAll: ["77310000"],
+      noticeType: "award-notice",
       procedureType: "open",
+      contractType: "services",
+      // both lots selec-w, their SettledContract IssueDate (BT-145) 2019-09-03: signed
+      status: "signed",
       // procedure RealizedLocation CountrySubentityCode FRD22
       nuts: "FRD22",
       framework: false,
@@ -520,7 +568,12 @@ describe("eForms SDK example can_24_FRA_comments (not published)", async () => {
 
   it("reads both lots' awards", () => {
     // LOT-0001 / LOT-0002 PlannedPeriod: StartDate 2019-09-01+02:00, EndDate 2020-12-31
-    const lotPeriod = { durationMonths: null, startDate: "2019-09-01", endDate: "2020-12-31" };
+    const lotPeriod = {
+      durationMonths: null,
+      startDate: "2019-09-01",
+      startDateKind: "planned",
+      endDate: "2020-12-31",
+    };
     // LOT-0001 / LOT-0002 ContractExtension, identical: OptionsDescription (BT-54) FRA, Renewal/Period/
     // Description (BT-57) FRA, MaximumNumberNumeric (BT-58) 3. The "12 mois" and "31.12.2023" in the text are
     // not read into months or an end date: the Period has no DurationMeasure or EndDate.

@@ -1,4 +1,17 @@
-import type { FieldError, NormalizedTender, NormalizeResult } from "../model.ts";
+import type { SourceCodes } from "../../domain/vocabulary.ts";
+import type { FieldError, NormalizedAward, NormalizedTender, NormalizeResult } from "../model.ts";
+import { mapCode } from "../vocabulary/map-code.ts";
+import {
+  TED_CONTRACT_TYPES,
+  TED_FORM_TYPES,
+  TED_NON_AWARD_OUTCOMES,
+  TED_NOTICE_TYPES,
+  TED_PROCEDURE_TYPES,
+  TED_RESULT_OUTCOMES,
+  type TedResult,
+  tedContractType,
+  tedStatus,
+} from "../vocabulary/ted.ts";
 import type { XmlElement } from "../xml/element.ts";
 import { attr, child, children, path, pathAll, text } from "../xml/element.ts";
 import { nuts0 } from "./countries.ts";
@@ -40,7 +53,12 @@ import { collapse, fieldError, parseCurrency, readAmount, readDate, readZonedIns
  *   NUTS-0 of its country (BT-5141). The buyer's address is the buyer's `nuts`, not the tender's.
  * - `framework`: any lot's BT-765 is `fa-*`, or BT-271, BT-118, BT-709 or BT-768 is present.
  * - `durationMonths`: the procedure's BT-36, else the longest lot's.
- * - `status`: null (TED has no folder status); `feed`: null.
+ * - Coded fields are in the common vocabulary (ingest/vocabulary/ted.ts), the published codes in
+ *   `sourceCodes` (BT-02 `notice`, BT-105 `procedure`, BT-23 `contract`, BT-01 `legal_basis`); an unknown code
+ *   is kept there with a `FieldError` and a null common value. `contractType` is `concession` under the
+ *   concessions directive (BT-01 32014L0023), else the contract nature.
+ * - `status`: what the notice states (`tedStatus`): its form type, and for results its lot results (BT-142,
+ *   with the no-winner reason BT-144) and concluded contracts (BT-145). `feed`: null.
  * - `crossRef`: a PLACSP procedure deeplink found in the notice (cross-ref.ts), else null.
  *
  * Throws `TedNoticeError` when `root` is not an eForms notice, or has no key (neither publication number
@@ -66,6 +84,25 @@ export function normalizeEformsNotice(root: XmlElement): NormalizeResult {
   const estimated = path(project, [cac("RequestedTenderTotal"), cbc("EstimatedOverallContractAmount")]);
   const estimatedValue = readAmount(estimated, "estimatedValue", errors);
   const organizations = organizationsById(extension);
+  const sourceCodes = readSourceCodes(root, project);
+  const awards = readEformsAwards(
+    extension,
+    {
+      lots: new Map(lots.map((lot) => [lot.id, lot])),
+      framework,
+      cpvMain,
+      organizations,
+      fallbackAwardDate: readDate(
+        path(root, [cac("TenderResult"), cbc("AwardDate")]),
+        "tenderResult.awardDate",
+        errors,
+      ),
+    },
+    errors,
+  );
+  const noticeCode = sourceCodes.notice ?? null;
+  const form =
+    noticeCode !== null && Object.hasOwn(TED_FORM_TYPES, noticeCode) ? TED_FORM_TYPES[noticeCode] : null;
 
   const tender: NormalizedTender = {
     source: "ted",
@@ -73,42 +110,92 @@ export function normalizeEformsNotice(root: XmlElement): NormalizeResult {
     feed: null,
     folderId: text(child(project, ...cbc("ID"))),
     upstreamUpdated: identity.upstreamUpdated,
-    noticeType: text(child(root, ...cbc("NoticeTypeCode"))),
+    noticeType: mapCode(TED_NOTICE_TYPES, noticeCode, "noticeType", "the eForms notice-type list", errors),
     publicationDate: identity.publicationDate,
     title: collapse(pickLanguage(children(project, ...cbc("Name")))),
     description: pickLanguage(children(project, ...cbc("Description"))),
     cpvMain,
     cpvAll: cpvMain === null ? cpvAll : [cpvMain, ...cpvAll.filter((cpv) => cpv !== cpvMain)],
-    contractType: text(child(project, ...cbc("ProcurementTypeCode"))),
-    procedureType: text(path(root, [cac("TenderingProcess"), cbc("ProcedureCode")])),
+    contractType: tedContractType(
+      mapCode(
+        TED_CONTRACT_TYPES,
+        sourceCodes.contract ?? null,
+        "contractType",
+        "the eForms contract-nature list",
+        errors,
+      ),
+      sourceCodes.legal_basis ?? null,
+    ),
+    procedureType: mapCode(
+      TED_PROCEDURE_TYPES,
+      sourceCodes.procedure ?? null,
+      "procedureType",
+      "the eForms procurement-procedure-type list",
+      errors,
+    ),
     deadline: earliest(lots.map((lot) => lot.deadline)),
     estimatedValue,
     currency:
       estimatedValue === null ? null : parseCurrency(attr(estimated, "currencyID"), "currency", errors),
     nuts: placeOfPerformance(procedure, lots),
     url: identity.publicationNumber === null ? null : tedNoticeUrl(identity.publicationNumber),
-    status: null,
+    status: tedStatus(form ?? null, lotResults(extension, awards, errors)),
+    sourceCodes,
     framework,
     durationMonths: procedure.durationMonths ?? longest(lots.map((lot) => lot.project.durationMonths)),
     buyer: readBuyer(root, organizations, errors),
-    awards: readEformsAwards(
-      extension,
-      {
-        lots: new Map(lots.map((lot) => [lot.id, lot])),
-        framework,
-        cpvMain,
-        organizations,
-        fallbackAwardDate: readDate(
-          path(root, [cac("TenderResult"), cbc("AwardDate")]),
-          "tenderResult.awardDate",
-          errors,
-        ),
-      },
-      errors,
-    ),
+    awards,
     crossRef: findPlacspReference(root),
   };
   return { tender, errors };
+}
+
+/** BT-02, BT-105, BT-23 and BT-01 as published; a key only when the notice has the element. */
+function readSourceCodes(root: XmlElement, project: XmlElement | null): SourceCodes {
+  const codes: SourceCodes = {};
+  const found = {
+    notice: text(child(root, ...cbc("NoticeTypeCode"))),
+    procedure: text(path(root, [cac("TenderingProcess"), cbc("ProcedureCode")])),
+    contract: text(child(project, ...cbc("ProcurementTypeCode"))),
+    legal_basis: text(child(root, ...cbc("RegulatoryDomain"))),
+  };
+  for (const [key, value] of Object.entries(found) as [keyof typeof found, string | null][]) {
+    if (value !== null) {
+      codes[key] = value;
+    }
+  }
+  return codes;
+}
+
+/**
+ * Each lot result's outcome (BT-142; when closed without winner, its reason BT-144) and whether a contract of
+ * its lot is concluded. An unknown BT-142 was reported by the award reader; an unknown reason is reported here.
+ */
+function lotResults(
+  extension: XmlElement | null,
+  awards: readonly NormalizedAward[],
+  errors: FieldError[],
+): TedResult[] {
+  const results = pathAll(extension, [efac("NoticeResult"), efac("LotResult")]);
+  return results.map((result, i) => {
+    const code = text(child(result, ...cbc("TenderResultCode")));
+    const lot = text(path(result, [efac("TenderLot"), cbc("ID")]));
+    let outcome =
+      code !== null && Object.hasOwn(TED_RESULT_OUTCOMES, code) ? TED_RESULT_OUTCOMES[code] : null;
+    if (outcome === "closed") {
+      outcome = mapCode(
+        TED_NON_AWARD_OUTCOMES,
+        text(path(result, [efac("DecisionReason"), efbc("DecisionReasonCode")])),
+        `lotResults[${i}].noAwardReason`,
+        "the eForms non-award-justification list",
+        errors,
+      );
+    }
+    return {
+      outcome: outcome ?? null,
+      contractSigned: awards.some((award) => award.lot === lot && award.contractSigned),
+    };
+  });
 }
 
 interface Identity {

@@ -14,6 +14,8 @@ import { normalizeTedNotice, readTedNotice } from "./detect.ts";
  * - `nuts`, `buyer.nuts`: the converter dropped every NUTS code (R2.0.9 `n2016:NUTS CODE="ES51"` on the
  *   buyer and on each lot; the eForms lots keep only a street name "Cataluña").
  * - `awards[].lot`: R2.0.9 publishes `LOT_NO` 1, 2, 3; eForms has technical lot ids LOT-0001…LOT-0003.
+ * - `sourceCodes`: each keeps its own format's codes (R2.0.9 `F03_2014`, `PT_OPEN`, `SERVICES`; eForms
+ *   `can-standard`, `open`, `services`). The common fields they map to are compared with everything else.
  */
 
 const FIXTURES = `${SHARED_DIR}fixtures/ted/`;
@@ -24,7 +26,7 @@ async function normalizeFile(file: string): Promise<{ tender: NormalizedTender; 
 
 /** The tender without the fields listed above. */
 function comparable(tender: NormalizedTender): unknown {
-  const { upstreamUpdated: _updated, nuts: _nuts, buyer, awards, ...rest } = tender;
+  const { upstreamUpdated: _updated, nuts: _nuts, sourceCodes: _codes, buyer, awards, ...rest } = tender;
   return {
     ...rest,
     buyer: buyer === null ? null : { ...buyer, nuts: "(differs)" },
@@ -61,6 +63,18 @@ describe("R2.0.9 F03 153579-2020 and its eForms conversion", async () => {
     expect([converted.tender.nuts, converted.tender.buyer?.nuts]).toEqual([null, null]);
     expect(original.tender.awards.map((a) => a.lot)).toEqual(["1", "2", "3"]);
     expect(converted.tender.awards.map((a) => a.lot)).toEqual(["LOT-0001", "LOT-0002", "LOT-0003"]);
+    expect(original.tender.sourceCodes).toEqual({
+      notice: "F03_2014",
+      procedure: "PT_OPEN",
+      contract: "SERVICES",
+      legal_basis: "32014L0024",
+    });
+    expect(converted.tender.sourceCodes).toEqual({
+      notice: "can-standard",
+      procedure: "open",
+      contract: "services",
+      legal_basis: "32014L0024",
+    });
   });
 
   it("compares non-trivial parts (a guard against two empty results comparing equal)", () => {
@@ -68,5 +82,10 @@ describe("R2.0.9 F03 153579-2020 and its eForms conversion", async () => {
     expect(converted.tender.awards[0]?.winner?.members).toHaveLength(6);
     expect(converted.tender.awards[0]?.value).toBe(7834899.64);
     expect(converted.tender.title).not.toBeNull();
+    expect([converted.tender.noticeType, converted.tender.procedureType, converted.tender.status]).toEqual([
+      "award-notice",
+      "open",
+      "signed",
+    ]);
   });
 });

@@ -66,7 +66,9 @@ export function readR209Awards(
       framework: ctx.framework,
       valueIsCeiling: ctx.framework && value !== null,
       durationMonths: awarded ? (lotInfo?.durationMonths ?? null) : null,
+      // DATE_START is the start the form plans (F02's lot duration).
       startDate: awarded ? (lotInfo?.startDate ?? null) : null,
+      startDateKind: awarded && lotInfo?.startDate ? "planned" : null,
       endDate: awarded ? (lotInfo?.endDate ?? null) : null,
       extensionText: awarded ? (lotInfo?.extensionText ?? null) : null,
       // R2.0.9 publishes no structured extension period or end (r209-lots.ts).

@@ -9,12 +9,6 @@ import { ted } from "./namespaces.ts";
  * notices from EU institutions (`@CATEGORY="ORIGINAL"` plus `TRANSLATION`s), once otherwise.
  */
 
-/** The forms this module reads, with the eForms notice type each corresponds to (BT-02). */
-export const SUPPORTED_FORMS: ReadonlyMap<string, string> = new Map([
-  ["F02_2014", "cn-standard"],
-  ["F03_2014", "can-standard"],
-]);
-
 export interface R209Forms {
   /** The original-language form: every structured value (codes, amounts, dates, parties) comes from it. */
   original: XmlElement;

@@ -44,8 +44,8 @@ describe("R2.0.9 F03 153579-2020: ESP framework with comma-joined winners", asyn
       // CDS/REF_OJS/DATE_PUB 20200331, 00:00 in Luxembourg (CEST, +02:00)
       upstreamUpdated: "2020-03-30T22:00:00.000Z",
       publicationDate: "2020-03-31",
-      // F03_2014 → the eForms code of a standard contract award notice
-      noticeType: "can-standard",
+      // F03_2014 → can-standard (OP's mapping: eForms subtype 29) → an award notice
+      noticeType: "award-notice",
       // OBJECT_CONTRACT/TITLE/P
       title:
         "Acuerdo Marco realización controles regularidad de operaciones financiadas total o parcialmente " +
@@ -62,6 +62,13 @@ describe("R2.0.9 F03 153579-2020: ESP framework with comma-joined winners", asyn
       // TYPE_CONTRACT CTYPE=SERVICES; PROCEDURE/PT_OPEN
       contractType: "services",
       procedureType: "open",
+      // the R2.0.9 originals; LEGAL_BASIS VALUE=32014L0024
+      sourceCodes: {
+        notice: "F03_2014",
+        procedure: "PT_OPEN",
+        contract: "SERVICES",
+        legal_basis: "32014L0024",
+      },
       deadline: null,
       // F03 has no VAL_ESTIMATED_TOTAL; OBJECT_CONTRACT/VAL_TOTAL 9642953.44 is the framework total
       estimatedValue: null,
@@ -69,7 +76,8 @@ describe("R2.0.9 F03 153579-2020: ESP framework with comma-joined winners", asyn
       // OBJECT_DESCR[1]/n2016:NUTS CODE=ES51
       nuts: "ES51",
       url: "https://ted.europa.eu/en/notice/-/detail/153579-2020",
-      status: null,
+      // every AWARD_CONTRACT is AWARDED_CONTRACT with a DATE_CONCLUSION_CONTRACT: signed
+      status: "signed",
       // PROCEDURE/FRAMEWORK
       framework: true,
       durationMonths: null,
@@ -132,6 +140,7 @@ describe("R2.0.9 F03 153579-2020: ESP framework with comma-joined winners", asyn
       valueIsCeiling: true,
       durationMonths: null,
       startDate: null,
+      startDateKind: null,
       endDate: null,
       // OBJECT_DESCR ITEM 1: NO_OPTIONS, and F03 has no renewal
       extensionText: null,
@@ -180,7 +189,15 @@ describe("R2.0.9 F02 209416-2020: GBR ICT contract notice", async () => {
       // DATE_PUB 20200505, 00:00 CEST
       upstreamUpdated: "2020-05-04T22:00:00.000Z",
       publicationDate: "2020-05-05",
-      noticeType: "cn-standard",
+      // F02_2014 → cn-standard → a contract notice, open for competition
+      noticeType: "contract-notice",
+      status: "open",
+      sourceCodes: {
+        notice: "F02_2014",
+        procedure: "PT_RESTRICTED",
+        contract: "SERVICES",
+        legal_basis: "32014L0024",
+      },
       title: "Information and Communications Technology Services",
       // CPV_MAIN 72600000; lot 1 CPV_ADDITIONAL 72500000, lot 2 64200000
       cpvMain: "72600000",
@@ -282,7 +299,7 @@ describe("R2.0.9 hand-written documents", () => {
   });
 
   it("keeps NO_AWARDED_CONTRACT as an award without winner (clos-nw)", async () => {
-    const { tender } = await normalizeXml(
+    const { tender, errors } = await normalizeXml(
       f03(`${FR_OBJECT}
       <AWARD_CONTRACT ITEM="1"><LOT_NO>2</LOT_NO><NO_AWARDED_CONTRACT><PROCUREMENT_UNSUCCESSFUL/>
       </NO_AWARDED_CONTRACT></AWARD_CONTRACT>`),
@@ -301,6 +318,7 @@ describe("R2.0.9 hand-written documents", () => {
         valueIsCeiling: false,
         durationMonths: null,
         startDate: null,
+        startDateKind: null,
         endDate: null,
         // NO_AWARDED_CONTRACT: no extensions
         extensionText: null,
@@ -308,6 +326,35 @@ describe("R2.0.9 hand-written documents", () => {
         extensionEndDate: null,
         contractSigned: false,
         cpv: "72000000",
+      },
+    ]);
+    expect(errors).toEqual([]);
+    // PROCUREMENT_UNSUCCESSFUL: no (valid) tender, the lot is deserted
+    expect(tender.status).toBe("deserted");
+    const discontinued = await normalizeXml(
+      f03(`${FR_OBJECT}
+      <AWARD_CONTRACT ITEM="1"><LOT_NO>2</LOT_NO><NO_AWARDED_CONTRACT><PROCUREMENT_DISCONTINUED/>
+      </NO_AWARDED_CONTRACT></AWARD_CONTRACT>`),
+    );
+    // PROCUREMENT_DISCONTINUED: the buyer stopped the procedure
+    expect(discontinued.tender.status).toBe("cancelled");
+  });
+
+  it("keeps a procedure element without an eForms equivalent as published, with a FieldError", async () => {
+    // OP's converter maps PT_INVOLVING_NEGOTIATION (light-regime forms) to "UNKNOWN": nothing to map it to.
+    const { tender, errors } = await normalizeXml(
+      f03(FR_OBJECT.replace("<PT_OPEN/>", "<PT_INVOLVING_NEGOTIATION/>")),
+    );
+    expect(tender.procedureType).toBeNull();
+    expect(tender.sourceCodes).toEqual({
+      notice: "F03_2014",
+      procedure: "PT_INVOLVING_NEGOTIATION",
+      contract: "SERVICES",
+    });
+    expect(errors).toEqual([
+      {
+        field: "procedureType",
+        reason: 'not a code of the R2.0.9 PROCEDURE/PT_* elements: "PT_INVOLVING_NEGOTIATION"',
       },
     ]);
   });

@@ -1,14 +1,27 @@
+import type { SourceCodes } from "../../domain/vocabulary.ts";
 import { zonedDateTimeToInstant } from "../../lib/dates.ts";
 import type { FieldError, NormalizedTender, NormalizeResult } from "../model.ts";
+import { mapCode } from "../vocabulary/map-code.ts";
+import {
+  R209_CONTRACT_TYPES,
+  R209_FORM_NOTICE_TYPES,
+  R209_NON_AWARD_OUTCOMES,
+  R209_PROCEDURE_TYPES,
+  TED_FORM_TYPES,
+  TED_NOTICE_TYPES,
+  type TedResult,
+  tedContractType,
+  tedStatus,
+} from "../vocabulary/ted.ts";
 import type { XmlElement } from "../xml/element.ts";
-import { attr, child, path, text } from "../xml/element.ts";
+import { attr, child, children, path, text } from "../xml/element.ts";
 import { localTimeZone } from "./countries.ts";
 import { findPlacspReference } from "./cross-ref.ts";
 import { TedNoticeError } from "./errors.ts";
-import { isR209Root, n2016, ted } from "./namespaces.ts";
+import { isR209Root, NS, n2016, ted } from "./namespaces.ts";
 import { normalizePublicationNumber, tedNoticeUrl } from "./publication-number.ts";
 import { readR209Awards } from "./r209-awards.ts";
-import { paragraphs, SUPPORTED_FORMS, selectForms } from "./r209-form.ts";
+import { paragraphs, selectForms } from "./r209-form.ts";
 import type { R209Lot } from "./r209-lots.ts";
 import { readR209Lots } from "./r209-lots.ts";
 import { readR209Buyer } from "./r209-parties.ts";
@@ -26,9 +39,12 @@ import {
 /**
  * Maps one legacy TED-XML R2.0.9 notice (`TED_EXPORT` with an `F02_2014` contract notice or an `F03_2014`
  * award notice) to the same model as eforms.ts, with the same conventions wherever both formats carry a
- * value, so that a notice and its eForms conversion normalize alike. Codes are translated to the eForms
- * vocabulary: `noticeType` (F02 → `cn-standard`, F03 → `can-standard`), `procedureType` (`PT_OPEN` →
- * `open`, …), `contractType` (`SERVICES` → `services`), award `resultCode` (see r209-awards.ts).
+ * value, so that a notice and its eForms conversion normalize alike. Coded fields go through their eForms
+ * equivalent (OP's converter mapping) to the common vocabulary: `noticeType` (F02 → `cn-standard` →
+ * `contract-notice`, F03 → `can-standard` → `award-notice`), `procedureType` (`PT_OPEN` → `open`, …),
+ * `contractType` (`SERVICES` → `services`), award `resultCode` (see r209-awards.ts). `sourceCodes` keeps the
+ * R2.0.9 originals: the form (`F03_2014`), the `PT_*` element, `CTYPE` and `LEGAL_BASIS`. `status`: F02 is
+ * `open`; F03 is what its `AWARD_CONTRACT`s add up to (ingest/vocabulary/ted.ts `tedStatus`).
  *
  * Format-specific choices:
  * - `sourceRef`: `@DOC_ID`, else `NO_DOC_OJS`, normalized (`003543-2021` → `3543-2021`).
@@ -55,8 +71,8 @@ export function normalizeR209Notice(root: XmlElement): NormalizeResult {
     );
   }
   const forms = selectForms(root);
-  const noticeType = forms === null ? undefined : SUPPORTED_FORMS.get(forms.original.name);
-  if (forms === null || noticeType === undefined) {
+  // The forms read are the ones with an eForms notice type (ingest/vocabulary/ted.ts).
+  if (forms === null || !Object.hasOwn(R209_FORM_NOTICE_TYPES, forms.original.name)) {
     throw new TedNoticeError(
       `unsupported R2.0.9 form ${forms?.original.name ?? "(none)"}: only F02_2014 and F03_2014 are read`,
     );
@@ -76,6 +92,17 @@ export function normalizeR209Notice(root: XmlElement): NormalizeResult {
   const estimated = child(object, ...ted("VAL_ESTIMATED_TOTAL"));
   const estimatedValue = parseAmount(text(estimated), "estimatedValue", errors);
   const buyer = readR209Buyer(form, errors);
+  const sourceCodes = readSourceCodes(form, object, procedure);
+  const eformsNotice = R209_FORM_NOTICE_TYPES[form.name] ?? null;
+  const awards = readR209Awards(
+    form,
+    {
+      framework,
+      cpvMain: cpvMain ?? cpvAll[0] ?? null,
+      lots: new Map(lots.flatMap((lot) => (lot.lotNo === null ? [] : [[lot.lotNo, lot] as const]))),
+    },
+    errors,
+  );
 
   const tender: NormalizedTender = {
     source: "ted",
@@ -83,14 +110,29 @@ export function normalizeR209Notice(root: XmlElement): NormalizeResult {
     feed: null,
     folderId: text(child(object, ...ted("REFERENCE_NUMBER"))),
     upstreamUpdated: identity.upstreamUpdated,
-    noticeType,
+    noticeType: mapCode(TED_NOTICE_TYPES, eformsNotice, "noticeType", "the eForms notice-type list", errors),
     publicationDate: identity.publicationDate,
     title: collapse(paragraphs(child(textObject, ...ted("TITLE")))),
     description: paragraphs(child(textObject, ...ted("SHORT_DESCR"))),
     cpvMain: cpvMain ?? cpvAll[0] ?? null,
     cpvAll,
-    contractType: readContractType(object, errors),
-    procedureType: readProcedureType(procedure),
+    contractType: tedContractType(
+      mapCode(
+        R209_CONTRACT_TYPES,
+        sourceCodes.contract ?? null,
+        "contractType",
+        "the R2.0.9 TYPE_CONTRACT codes",
+        errors,
+      ),
+      sourceCodes.legal_basis ?? null,
+    ),
+    procedureType: mapCode(
+      R209_PROCEDURE_TYPES,
+      sourceCodes.procedure ?? null,
+      "procedureType",
+      "the R2.0.9 PROCEDURE/PT_* elements",
+      errors,
+    ),
     deadline: readDeadline(procedure, buyer?.country ?? null, errors),
     estimatedValue,
     currency: estimatedValue === null ? null : parseCurrency(attr(estimated, "CURRENCY"), "currency", errors),
@@ -98,43 +140,19 @@ export function normalizeR209Notice(root: XmlElement): NormalizeResult {
       lots.find((lot) => lot.nuts !== null)?.nuts ??
       parseNuts(attr(path(coded, [ted("NOTICE_DATA"), n2016("PERFORMANCE_NUTS")]), "CODE"), "nuts", errors),
     url: tedNoticeUrl(identity.sourceRef),
-    status: null,
+    status: tedStatus(
+      eformsNotice === null ? null : (TED_FORM_TYPES[eformsNotice] ?? null),
+      awardResults(form, awards, errors),
+    ),
+    sourceCodes,
     framework,
     durationMonths: longest(lots),
     buyer,
-    awards: readR209Awards(
-      form,
-      {
-        framework,
-        cpvMain: cpvMain ?? cpvAll[0] ?? null,
-        lots: new Map(lots.flatMap((lot) => (lot.lotNo === null ? [] : [[lot.lotNo, lot] as const]))),
-      },
-      errors,
-    ),
+    awards,
     crossRef: findPlacspReference(root),
   };
   return { tender, errors };
 }
-
-/** `PROCEDURE/PT_*` element → eForms BT-105 procedure code. */
-const PROCEDURE_TYPES: Readonly<Record<string, string>> = {
-  PT_OPEN: "open",
-  PT_RESTRICTED: "restricted",
-  PT_COMPETITIVE_NEGOTIATION: "neg-w-call",
-  PT_NEGOTIATED_WITH_PRIOR_CALL: "neg-w-call",
-  PT_COMPETITIVE_DIALOGUE: "comp-dial",
-  PT_INNOVATION_PARTNERSHIP: "innovation",
-  PT_AWARD_CONTRACT_WITHOUT_CALL: "neg-wo-call",
-  PT_NEGOTIATED_WITHOUT_PUBLICATION: "neg-wo-call",
-  PT_AWARD_CONTRACT_WITHOUT_PUBLICATION: "neg-wo-call",
-};
-
-/** `TYPE_CONTRACT/@CTYPE` → eForms BT-23 contract nature. */
-const CONTRACT_TYPES: Readonly<Record<string, string>> = {
-  WORKS: "works",
-  SUPPLIES: "supplies",
-  SERVICES: "services",
-};
 
 const OJ_TIME_ZONE = "Europe/Luxembourg";
 
@@ -175,26 +193,54 @@ function readIdentity(root: XmlElement, coded: XmlElement | null, errors: FieldE
   return { sourceRef, publicationDate, upstreamUpdated };
 }
 
-function readContractType(object: XmlElement | null, errors: FieldError[]): string | null {
-  const raw = attr(child(object, ...ted("TYPE_CONTRACT")), "CTYPE");
-  if (raw === null) {
-    return null;
-  }
-  const type = Object.hasOwn(CONTRACT_TYPES, raw) ? CONTRACT_TYPES[raw] : undefined;
-  if (type === undefined) {
-    fieldError(errors, "contractType", "not a TYPE_CONTRACT code", raw);
-    return null;
-  }
-  return type;
-}
-
-function readProcedureType(procedure: XmlElement | null): string | null {
-  for (const el of procedure?.children ?? []) {
-    if (Object.hasOwn(PROCEDURE_TYPES, el.name)) {
-      return PROCEDURE_TYPES[el.name] ?? null;
+/**
+ * The R2.0.9 originals: the form's element name, the `PROCEDURE/PT_*` element (the procedure is published as
+ * which element is present), `TYPE_CONTRACT/@CTYPE` and `LEGAL_BASIS/@VALUE`.
+ */
+function readSourceCodes(
+  form: XmlElement,
+  object: XmlElement | null,
+  procedure: XmlElement | null,
+): SourceCodes {
+  const codes: SourceCodes = { notice: form.name };
+  const found = {
+    procedure: procedure?.children.find((el) => el.ns === NS.r209 && el.name.startsWith("PT_"))?.name ?? null,
+    contract: attr(child(object, ...ted("TYPE_CONTRACT")), "CTYPE"),
+    legal_basis: attr(child(form, ...ted("LEGAL_BASIS")), "VALUE"),
+  };
+  for (const [key, value] of Object.entries(found) as [keyof typeof found, string | null][]) {
+    if (value !== null) {
+      codes[key] = value;
     }
   }
-  return null;
+  return codes;
+}
+
+/**
+ * One result per `AWARD_CONTRACT`: awarded (signed when `DATE_CONCLUSION_CONTRACT` is published), or not
+ * awarded with the reason F03 gives (`PROCUREMENT_UNSUCCESSFUL` / `PROCUREMENT_DISCONTINUED`).
+ */
+function awardResults(
+  form: XmlElement,
+  awards: readonly { contractSigned: boolean }[],
+  errors: FieldError[],
+): TedResult[] {
+  return children(form, ...ted("AWARD_CONTRACT")).map((award, i): TedResult => {
+    if (child(award, ...ted("AWARDED_CONTRACT")) !== null) {
+      return { outcome: "awarded", contractSigned: awards[i]?.contractSigned ?? false };
+    }
+    const reason = child(award, ...ted("NO_AWARDED_CONTRACT"))?.children.find((el) => el.ns === NS.r209);
+    return {
+      outcome: mapCode(
+        R209_NON_AWARD_OUTCOMES,
+        reason?.name ?? null,
+        `awards[${i}].noAwardReason`,
+        "the R2.0.9 NO_AWARDED_CONTRACT reasons",
+        errors,
+      ),
+      contractSigned: false,
+    };
+  });
 }
 
 function readDeadline(

@@ -19,7 +19,9 @@ describe("syntheticTedNotices", () => {
       expect(tender.sourceRef).toBe(notice.publicationNumber);
       expect(isSyntheticPublicationNumber(tender.sourceRef)).toBe(true);
       expect(tender.buyer?.nif).toMatch(/^[A-Z]\d{7}[0-9A-J]$/);
-      kinds.set(tender.noticeType ?? "", (kinds.get(tender.noticeType ?? "") ?? 0) + 1);
+      const kind = tender.sourceCodes.notice ?? "";
+      kinds.set(kind, (kinds.get(kind) ?? 0) + 1);
+      expect(tender.noticeType).toBe(kind === "can-standard" ? "award-notice" : "contract-notice");
       awards += tender.awards.length;
       consortia += tender.awards.filter((a) => (a.winner?.members.length ?? 0) > 1).length;
       voids += tender.awards.filter((a) => a.winner === null).length;

@@ -181,3 +181,66 @@ describe("raw record text", () => {
     expect(await raws(1)).toEqual(expected);
   });
 });
+
+describe("limits on hostile input", () => {
+  async function read(chunks: string[], limits: Parameters<typeof readXmlElements>[1]["limits"]) {
+    const out: XmlReadItem[] = [];
+    for await (const item of readXmlElements(fromStrings(...chunks), { ...items, limits })) {
+      out.push(item);
+    }
+    return out;
+  }
+  const open = `<a:root xmlns:a="${NS_A}">`;
+
+  it("refuses nesting deeper than maxDepth, inside or outside a record", async () => {
+    const deep = (n: number) => `${"<x>".repeat(n)}${"</x>".repeat(n)}`;
+    await expect(read([open, `<a:item>${deep(20)}</a:item></a:root>`], { maxDepth: 10 })).rejects.toThrow(
+      /nested deeper than 10 levels/,
+    );
+    await expect(read([open, deep(20), "</a:root>"], { maxDepth: 10 })).rejects.toThrow(/deeper than 10/);
+    // Within the limit the same shape is read.
+    expect(
+      elementsOf(await read([open, `<a:item>${deep(5)}</a:item></a:root>`], { maxDepth: 10 })),
+    ).toHaveLength(1);
+  });
+
+  it("refuses a text run without markup past maxTextRun, wherever it is", async () => {
+    const text = "A".repeat(1_000);
+    await expect(
+      read([open, "<a:item>", text, text, "</a:item></a:root>"], { maxTextRun: 1_500 }),
+    ).rejects.toThrow(/more than 1500 characters without markup/);
+    await expect(read([open, text, text, "</a:root>"], { maxTextRun: 1_500 })).rejects.toThrow(
+      /without markup/,
+    );
+    await expect(read([open, "<!--", text, text, "--></a:root>"], { maxTextRun: 1_500 })).rejects.toThrow(
+      /without markup/,
+    );
+  });
+
+  it("refuses a record longer than maxRecordChars or with more than maxRecordElements elements", async () => {
+    const many = "<y/>".repeat(500);
+    await expect(
+      read([open, "<a:item>", many, many, "</a:item></a:root>"], { maxRecordChars: 3_000 }),
+    ).rejects.toThrow(/record is longer than 3000 characters/);
+    await expect(
+      read([open, "<a:item>", many, "</a:item></a:root>"], { maxRecordElements: 100 }),
+    ).rejects.toThrow(/more than 100 elements/);
+    // Records before the one that breaks a limit are still handed out; the big one never is.
+    const out: XmlReadItem[] = [];
+    await expect(
+      (async () => {
+        for await (const item of readXmlElements(
+          fromStrings(open, "<a:item/>", "<a:item>", many, many, "</a:item></a:root>"),
+          { ...items, limits: { maxRecordChars: 3_000 } },
+        )) {
+          out.push(item);
+        }
+      })(),
+    ).rejects.toThrow(XmlError);
+    expect(elementsOf(out)).toHaveLength(1);
+    // Unselected elements do not count: a long page of small records is fine.
+    expect(
+      elementsOf(await read([open, "<a:item/>".repeat(2_000), "</a:root>"], { maxRecordChars: 3_000 })),
+    ).toHaveLength(2_000);
+  });
+});

@@ -10,12 +10,25 @@ import type { XmlElement } from "./element.ts";
  * parsed and dropped.
  *
  * Security: feeds come from the network, so any DOCTYPE is rejected (no DTD, no entity declarations, no
- * billion-laughs), and only the five predefined XML entities plus character references are accepted;
- * saxes reports any other entity reference as an error, which we turn into an `XmlError`.
+ * billion-laughs, no external entities), and only the five predefined XML entities plus character references
+ * are accepted; saxes reports any other entity reference as an error, which we turn into an `XmlError`.
+ * Memory stays bounded whatever the input (`XmlLimits`): saxes buffers a text node, a comment or a tag until
+ * its end, and a selected record is held whole, so a 300 MB text node, a record of millions of elements or
+ * 100,000 nested elements are refused with an `XmlError` once past a limit, instead of being held.
  */
 
 export class XmlError extends Error {
   override readonly name = "XmlError";
+  /**
+   * The input ended while elements were still open: a document cut short (a transfer that stopped early),
+   * which reading it again may cure, unlike a malformed one.
+   */
+  readonly truncated: boolean;
+
+  constructor(message: string, options?: ErrorOptions & { truncated?: boolean }) {
+    super(message, options);
+    this.truncated = options?.truncated ?? false;
+  }
 }
 
 export interface XmlReadOptions {
@@ -24,7 +37,28 @@ export interface XmlReadOptions {
    * inside a selected element, with its namespace URI, local name and depth (the root element is depth 0).
    */
   select: (ns: string, name: string, depth: number) => boolean;
+  /** Overrides of `DEFAULT_XML_LIMITS` (tests use small ones). */
+  limits?: Partial<XmlLimits>;
 }
+
+/** What the reader refuses to hold: past any of these the input is not a feed page or a notice. */
+export interface XmlLimits {
+  /** Deepest element nesting (the root is depth 1). Real PLACSP and TED documents nest about 12 deep. */
+  maxDepth: number;
+  /** Longest record's raw text, in characters. A PLACSP entry is ~60 KB, a large TED notice a few MB. */
+  maxRecordChars: number;
+  /** Most elements in one record. A 55 KB TED notice has ~700. */
+  maxRecordElements: number;
+  /** Longest stretch of input without any markup event (a text node, a comment, one tag), in characters. */
+  maxTextRun: number;
+}
+
+export const DEFAULT_XML_LIMITS: XmlLimits = {
+  maxDepth: 256,
+  maxRecordChars: 32 * 1024 * 1024,
+  maxRecordElements: 250_000,
+  maxTextRun: 16 * 1024 * 1024,
+};
 
 export type XmlReadItem =
   /** The root start tag, always the first item: lets a caller reject a wrong document before reading on. */
@@ -49,10 +83,18 @@ export async function* readXmlElements(
   options: XmlReadOptions,
 ): AsyncGenerator<XmlReadItem, void, undefined> {
   const queue: XmlReadItem[] = [];
+  const limits: XmlLimits = { ...DEFAULT_XML_LIMITS, ...options.limits };
   const parser = new SaxesParser({ xmlns: true, position: true });
+  // Where the last markup event happened, and how many elements the open record has, for the limits.
+  let lastMarkupAt = 0;
+  let recordElements = 0;
+  const markup = (): void => {
+    lastMarkupAt = parser.position;
+  };
   // Open materialized elements, innermost last; empty while outside any selected record.
   const stack: XmlElement[] = [];
   let depth = 0;
+  let sawRoot = false;
   let sawBytes = false;
   // Registering saxes' doctype or xmldecl handlers makes the parser about 3x slower (measured on 44 MB of
   // PLACSP pages), so the prolog is checked by the `prolog` guard below instead.
@@ -63,6 +105,7 @@ export async function* readXmlElements(
     throw new XmlError(err.message, { cause: err });
   });
   parser.on("opentagstart", (tag) => {
+    markup();
     if (stack.length === 0) {
       // saxes reports the start tag once it has read the character after the name (space, `>` or `/`):
       // the tag's `<` is that character, the name and one more back.
@@ -70,7 +113,14 @@ export async function* readXmlElements(
     }
   });
   parser.on("opentag", (tag: SaxesTagNS) => {
+    markup();
+    if (depth >= limits.maxDepth) {
+      throw new XmlError(
+        `elements nested deeper than ${limits.maxDepth} levels: not a feed page or a notice`,
+      );
+    }
     if (depth === 0) {
+      sawRoot = true;
       queue.push({ kind: "root", ns: tag.uri, name: tag.local, attrs: attributesOf(tag) });
     }
     const parent = stack.at(-1);
@@ -84,6 +134,13 @@ export async function* readXmlElements(
       };
       if (!parent) {
         raw.begin();
+        recordElements = 0;
+      }
+      recordElements += 1;
+      if (recordElements > limits.maxRecordElements) {
+        throw new XmlError(
+          `a <${stack[0]?.name ?? tag.local}> record has more than ${limits.maxRecordElements} elements`,
+        );
       }
       parent?.children.push(element);
       stack.push(element);
@@ -91,6 +148,7 @@ export async function* readXmlElements(
     depth += 1;
   });
   parser.on("closetag", () => {
+    markup();
     depth -= 1;
     const element = stack.pop();
     if (element && stack.length === 0) {
@@ -98,6 +156,7 @@ export async function* readXmlElements(
     }
   });
   const appendText = (data: string): void => {
+    markup();
     const top = stack.at(-1);
     if (top) {
       top.text += data;
@@ -105,6 +164,23 @@ export async function* readXmlElements(
   };
   parser.on("text", appendText);
   parser.on("cdata", appendText);
+
+  // Checked after each chunk, so a limit is passed by at most one chunk before the read stops.
+  const overLimit = (): XmlError | null => {
+    const written = raw.written();
+    if (written - lastMarkupAt > limits.maxTextRun) {
+      return new XmlError(
+        `more than ${limits.maxTextRun} characters without markup (one text node, comment or tag): not a feed page or a notice`,
+      );
+    }
+    const since = raw.recordStart();
+    if (since !== null && written - since > limits.maxRecordChars) {
+      return new XmlError(
+        `a <${stack[0]?.name ?? "?"}> record is longer than ${limits.maxRecordChars} characters`,
+      );
+    }
+    return null;
+  };
 
   const decoder = new TextDecoder("utf-8", { fatal: true });
   for await (const chunk of input) {
@@ -115,7 +191,7 @@ export async function* readXmlElements(
       sawBytes = true;
       data = decode(decoder, chunk, true);
     }
-    const error = prolog.check(data, sawBytes) ?? feed(parser, data, raw);
+    const error = prolog.check(data, sawBytes) ?? feed(parser, data, raw) ?? overLimit();
     // Items completed before an error are still handed out: a caller may prefer its own diagnosis (e.g.
     // "root element is <html>") to a later well-formedness error.
     yield* queue.splice(0);
@@ -134,7 +210,10 @@ export async function* readXmlElements(
   }
   yield* queue.splice(0);
   if (error) {
-    throw new XmlError(`truncated or malformed document: ${error.message}`, { cause: error });
+    throw new XmlError(`truncated or malformed document: ${error.message}`, {
+      cause: error,
+      truncated: depth > 0 || !sawRoot,
+    });
   }
 }
 
@@ -208,6 +287,14 @@ function createRawCapture() {
     },
     candidate(position: number) {
       candidateStart = position;
+    },
+    /** Characters written so far. */
+    written(): number {
+      return chunkStart + current.length;
+    },
+    /** Stream position where the open record starts; null outside a record. */
+    recordStart(): number | null {
+      return recording ? candidateStart : null;
     },
     begin() {
       recording = true;

@@ -8,17 +8,25 @@ import {
   findAccountByKeyHash,
   insertLedgerEntry,
 } from "../../db/queries/credits.ts";
+import {
+  commitPendingCharge,
+  insertPendingCharge,
+  takeOrphanedCharges,
+  takePendingCharge,
+} from "../../db/queries/pending-charges.ts";
 import { DomainError, InvalidInputError, NotFoundError, PaymentRequiredError } from "../../domain/errors.ts";
 import { findPrice, PRICE_TABLE, type PriceEntry } from "../../domain/pricing/price-table.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { centsToUsd } from "../../lib/money.ts";
-import type { Charge, PaymentAttempt, PaymentMethod } from "../gate.ts";
+import { type Charge, type PaymentAttempt, type PaymentMethod, paymentHoldLost } from "../gate.ts";
 import { CLIENT_KEY_RULE, clientKeyHash, isClientKey, isInertKey } from "./client-key.ts";
 
 /**
  * Prepaid credits: a balance in USD cents named by a client key (header `x-client-key`). A priced call debits
- * its price before the content is produced (one guarded UPDATE plus a ledger row, in one transaction), and a
- * call that ends in 404 or 5xx gets the debit back as a `refund` ledger row. Credits never expire.
+ * its price before the content is produced (one guarded UPDATE, a ledger row and a `pending_charges` row, in
+ * one transaction); answering commits it (the pending row goes), and a call that ends in 404 or 5xx, or whose
+ * process dies before answering (payments/orphans.ts), gets the debit back as a `refund` ledger row. Credits
+ * never expire.
  */
 
 const BUNDLE_PREFIX = "POST /v1/billing/credits/";
@@ -26,6 +34,8 @@ const BUNDLE_PREFIX = "POST /v1/billing/credits/";
 export interface CreditsDeps {
   db: Db;
   now: Clock;
+  /** Instance key of this process, recorded on each debit until its call is answered. */
+  holder: () => number;
   /** The 402 the configured mode answers (x402 requirements), which a refusal carries so the caller can pay. */
   requirement(attempt: PaymentAttempt): PaymentRequiredError;
 }
@@ -93,21 +103,13 @@ export function createCreditsMethod(deps: CreditsDeps): PaymentMethod {
       }
       const keyHash = clientKeyHash(key);
       const at = deps.now();
+      const amount = { cents: attempt.priceCents, trialCalls: 0 };
       const debit = await deps.db.transaction(async (tx) => {
         const change = await debitBalance(tx, { keyHash, cents: attempt.priceCents, at });
         if (!change) {
           return undefined;
         }
-        const ledgerId = await insertLedgerEntry(tx, {
-          accountId: change.accountId,
-          deltaCents: -attempt.priceCents,
-          deltaTrialCalls: 0,
-          balanceAfterCents: change.balanceCents,
-          reason: "debit",
-          endpoint: attempt.endpoint,
-          reference: null,
-          at,
-        });
+        const ledgerId = await recordPendingDebit(tx, { change, amount, attempt, at, holder: deps.holder() });
         return { ...change, ledgerId };
       });
       if (!debit) {
@@ -123,32 +125,100 @@ export function createCreditsMethod(deps: CreditsDeps): PaymentMethod {
           refillHint(),
         );
       }
-      return refundableCharge(deps, "credits", attempt, debit, { cents: attempt.priceCents, trialCalls: 0 });
+      return refundableCharge(deps, "credits", debit);
     },
   };
 }
 
-/** A charge already debited: committing keeps it, releasing writes the refund. */
+/**
+ * The ledger row of a debit just taken (inside its transaction), and its `pending_charges` row naming this
+ * process, which stays until the call is answered. Returns the ledger id.
+ */
+export async function recordPendingDebit(
+  tx: Queryable,
+  debit: {
+    change: BalanceChange;
+    amount: { cents: number; trialCalls: number };
+    attempt: PaymentAttempt;
+    at: Date;
+    holder: number;
+  },
+): Promise<number> {
+  const ledgerId = await insertLedgerEntry(tx, {
+    accountId: debit.change.accountId,
+    deltaCents: -debit.amount.cents,
+    deltaTrialCalls: -debit.amount.trialCalls,
+    balanceAfterCents: debit.change.balanceCents,
+    reason: "debit",
+    endpoint: debit.attempt.endpoint,
+    reference: null,
+    at: debit.at,
+  });
+  await insertPendingCharge(tx, {
+    ledgerId,
+    accountId: debit.change.accountId,
+    cents: debit.amount.cents,
+    trialCalls: debit.amount.trialCalls,
+    endpoint: debit.attempt.endpoint,
+    holder: debit.holder,
+    at: debit.at,
+  });
+  return ledgerId;
+}
+
+/**
+ * A charge already debited and pending: committing keeps it (and fails, serving nothing, if the debit was
+ * refunded meanwhile); releasing writes the refund, unless the debit was already refunded.
+ */
 export function refundableCharge(
   deps: { db: Db; now: Clock },
   method: "credits" | "subscription",
-  attempt: PaymentAttempt,
-  debit: BalanceChange & { ledgerId: number },
-  amount: { cents: number; trialCalls: number },
+  debit: { ledgerId: number },
 ): Charge {
   return {
     method,
-    commit: async () => ({}),
+    async commit() {
+      if (!(await commitPendingCharge(deps.db, debit.ledgerId))) {
+        throw paymentHoldLost(method === "credits" ? "credit debit" : "subscription debit");
+      }
+      return {};
+    },
     release: () =>
       deps.db.transaction(async (tx) => {
-        await refund(tx, {
-          accountId: debit.accountId,
-          ...amount,
-          endpoint: attempt.endpoint,
-          reference: `ledger:${debit.ledgerId}`,
-          at: deps.now(),
-        });
+        const pending = await takePendingCharge(tx, debit.ledgerId);
+        if (pending) {
+          await refund(tx, refundOf(pending, deps.now()));
+        }
       }),
+  };
+}
+
+/**
+ * Refunds every debit whose process died before answering (its instance lock is gone), in one transaction;
+ * returns how many. Run by every server process (payments/orphans.ts).
+ */
+export async function refundOrphanedDebits(deps: { db: Db; now: Clock }): Promise<number> {
+  return deps.db.transaction(async (tx) => {
+    const orphans = await takeOrphanedCharges(tx);
+    const at = deps.now();
+    for (const pending of orphans) {
+      await refund(tx, refundOf(pending, at));
+    }
+    return orphans.length;
+  });
+}
+
+function refundOf(
+  pending: { ledger_id: number; account_id: number; cents: number; trial_calls: number; endpoint: string },
+  at: Date,
+) {
+  return {
+    accountId: pending.account_id,
+    cents: pending.cents,
+    trialCalls: pending.trial_calls,
+    endpoint: pending.endpoint,
+    reference: `ledger:${pending.ledger_id}`,
+    at,
   };
 }
 

@@ -1,5 +1,6 @@
 import type { Db } from "../../db/client.ts";
 import {
+  commitDevToken,
   consumeDevToken,
   findDevToken,
   insertDevToken,
@@ -11,7 +12,7 @@ import { findPrice, PRICE_TABLE } from "../../domain/pricing/price-table.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { randomSecret, sha256Hex } from "../../lib/ids.ts";
 import { centsToUsd } from "../../lib/money.ts";
-import type { PaymentAttempt, PaymentMethod } from "../gate.ts";
+import { type PaymentAttempt, type PaymentMethod, paymentHoldLost } from "../gate.ts";
 
 /**
  * Development payments: `POST /v1/dev-faucet` hands out a token for one priced endpoint; the token pays for one
@@ -70,7 +71,7 @@ export function isDevToken(value: string | undefined): value is string {
   return value?.startsWith(`${TOKEN_PREFIX}_`) === true;
 }
 
-export function createDevPaymentMethod(deps: { db: Db; now: Clock }): PaymentMethod {
+export function createDevPaymentMethod(deps: { db: Db; now: Clock; holder: () => number }): PaymentMethod {
   return {
     name: "dev",
     async authorize(attempt) {
@@ -80,13 +81,19 @@ export function createDevPaymentMethod(deps: { db: Db; now: Clock }): PaymentMet
       }
       const tokenHash = sha256Hex(token);
       const now = deps.now();
-      if (!(await consumeDevToken(deps.db, tokenHash, attempt.endpoint, now))) {
+      const holder = deps.holder();
+      if (!(await consumeDevToken(deps.db, { tokenHash, endpoint: attempt.endpoint, now, holder }))) {
         throw await explainRefusal(deps.db, tokenHash, attempt, now);
       }
       return {
         method: "dev",
-        commit: async () => ({}),
-        release: () => releaseDevToken(deps.db, tokenHash),
+        async commit() {
+          if (!(await commitDevToken(deps.db, tokenHash, holder))) {
+            throw paymentHoldLost("dev token");
+          }
+          return {};
+        },
+        release: () => releaseDevToken(deps.db, tokenHash, holder),
       };
     },
   };

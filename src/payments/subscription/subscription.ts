@@ -24,6 +24,7 @@ import { clientKeyHash, generateClientKey, isClientKey, isInertKey } from "../cr
 import {
   assertUsableClientKey,
   isBundleEndpoint,
+  recordPendingDebit,
   refillHint,
   refundableCharge,
   refuse,
@@ -242,6 +243,8 @@ export function renewHint(): string {
 export function createSubscriptionMethod(deps: {
   db: Db;
   now: Clock;
+  /** Instance key of this process, recorded on each debit until its call is answered. */
+  holder: () => number;
   requirement(attempt: PaymentAttempt): PaymentRequiredError;
 }): PaymentMethod {
   return {
@@ -284,17 +287,14 @@ export function createSubscriptionMethod(deps: {
           return undefined;
         }
         const amount = byCredits ? { cents, trialCalls: 0 } : { cents: 0, trialCalls: 1 };
-        const ledgerId = await insertLedgerEntry(tx, {
-          accountId: change.accountId,
-          deltaCents: -amount.cents,
-          deltaTrialCalls: -amount.trialCalls,
-          balanceAfterCents: change.balanceCents,
-          reason: "debit",
-          endpoint: attempt.endpoint,
-          reference: null,
+        const ledgerId = await recordPendingDebit(tx, {
+          change,
+          amount,
+          attempt,
           at: now,
+          holder: deps.holder(),
         });
-        return { change: { ...change, ledgerId }, amount };
+        return { ledgerId };
       });
       if (!debit) {
         const current = await findAccountById(deps.db, account.id);
@@ -319,7 +319,7 @@ export function createSubscriptionMethod(deps: {
           refillHint(),
         );
       }
-      return refundableCharge(deps, "subscription", attempt, debit.change, debit.amount);
+      return refundableCharge(deps, "subscription", debit);
     },
   };
 }

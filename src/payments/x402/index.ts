@@ -16,6 +16,8 @@ export interface X402Deps {
   db: Db;
   now: Clock;
   settings: X402Settings;
+  /** Instance key of this process, recorded on each claim (payments/orphans.ts). */
+  holder: () => number;
   /** Verifies and settles; default: the HTTP facilitator at X402_FACILITATOR_URL (tests inject one). */
   facilitator?: Facilitator;
 }
@@ -32,7 +34,13 @@ export function createX402(deps: X402Deps): X402 {
   const { settings } = deps;
   const facilitator = deps.facilitator ?? new HTTPFacilitatorClient({ url: settings.facilitatorUrl });
   return {
-    method: createX402PaymentMethod({ db: deps.db, now: deps.now, settings, facilitator }),
+    method: createX402PaymentMethod({
+      db: deps.db,
+      now: deps.now,
+      holder: deps.holder,
+      settings,
+      facilitator,
+    }),
     requirement(attempt) {
       const price = priceSentence(settings, attempt);
       const pay = payHint(settings, attempt);

@@ -50,6 +50,8 @@ export type Facilitator = Pick<FacilitatorClient, "verify" | "settle">;
 export interface X402MethodDeps {
   db: Db;
   now: Clock;
+  /** Instance key of this process, recorded on each claim (payments/orphans.ts). */
+  holder: () => number;
   settings: X402Settings;
   facilitator: Facilitator;
 }
@@ -118,6 +120,7 @@ export function createX402PaymentMethod(deps: X402MethodDeps): PaymentMethod {
         amount: prepared.authorization.value,
         endpoint: attempt.endpoint,
         at: deps.now(),
+        holder: deps.holder(),
       });
       if (!claimed) {
         const row = await findProof(deps.db, proofHash);

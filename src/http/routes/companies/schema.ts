@@ -108,22 +108,5 @@ export const OpportunitySchema = z
         "company's awards.",
     }),
   })
-  .openapi("Opportunity", {
-    description: "An open tender that fits a company's award history.",
-    example: {
-      id: 48213,
-      source_ref: "https://contrataciondelestado.es/sindicacion/licitacionesPerfilContratante/18735551",
-      title: "Servicio de mantenimiento evolutivo de las aplicaciones de gestión tributaria",
-      publication_date: "2026-05-20",
-      deadline: "2026-06-19T13:00:00.000Z",
-      cpv_main: "72212000",
-      estimated_value: 180000,
-      currency: "EUR",
-      nuts: "ES300",
-      url: "https://contrataciondelestado.es/wps/poc?uri=deeplink:detalle_licitacion&idEvl=example",
-      buyer: { id: 812, name: "Ayuntamiento de Madrid" },
-      score: 89,
-      same_buyer: true,
-      same_cpv: true,
-    },
-  });
+  // No hand-written example: the operation's examples are real answers (src/http/openapi-examples.json).
+  .openapi("Opportunity", { description: "An open tender that fits a company's award history." });

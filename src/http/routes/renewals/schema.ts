@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { START_DATE_KINDS } from "../../../domain/vocabulary.ts";
 import { ConfidenceSchema, MetaSchema } from "../../envelope.ts";
 import { DateSchema } from "../../schemas/common.ts";
 import { PartySchema } from "../companies/schema.ts";
@@ -27,6 +28,14 @@ export const ExpiryBasisSchema = z
     award_id: z.number().int(),
     award_date: DateSchema.nullable(),
     start_date: DateSchema.nullable(),
+    start_date_kind: z
+      .enum(START_DATE_KINDS)
+      .nullable()
+      .openapi({
+        description:
+          "Whether start_date is the contract's actual start or its planned start (PLACSP's " +
+          "TenderResult/StartDate is actual; a PlannedPeriod/StartDate, PLACSP or TED, is planned).",
+      }),
     end_date: DateSchema,
     end_date_source: z.enum(["published_end_date", "start_plus_duration", "award_plus_duration"]),
     duration_months: z.number().nullable(),

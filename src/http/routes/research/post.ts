@@ -1,6 +1,7 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { researchEnvelope } from "../../../domain/envelope.ts";
 import { ResearchInputSchema, researchBrief } from "../../../domain/research/research-brief.ts";
+import { CONTRACT_TYPES, PROCEDURE_TYPES, TENDER_STATUSES } from "../../../domain/vocabulary.ts";
 import { domainContext, type HttpDeps } from "../../deps.ts";
 import type { AppEnv } from "../../env.ts";
 import { ConfidenceSchema, envelopeSchema, ProvenanceSchema, paidCall } from "../../envelope.ts";
@@ -49,6 +50,11 @@ export const ResearchBriefSchema = z
           cpv_main: z.string().nullable(),
           estimated_value: z.number().nullable(),
           currency: z.string().nullable(),
+          procedure_type: z.enum(PROCEDURE_TYPES).nullable(),
+          contract_type: z.enum(CONTRACT_TYPES).nullable(),
+          status: z.enum(TENDER_STATUSES).nullable().openapi({
+            description: "As in the Tender: one vocabulary for both sources (docs/vocabulary.md).",
+          }),
           matched_in: z.enum(["title", "description", "buyer_name"]),
           ...Finding,
         }),
@@ -92,55 +98,8 @@ export const ResearchBriefSchema = z
       limit: z.string(),
     }),
   })
-  .openapi("ResearchBrief", {
-    example: {
-      query: "ciberseguridad",
-      as_of: "2026-11-25",
-      confidence: "high",
-      summary:
-        'More than 10,000 tenders match "ciberseguridad"; the newest, "Servicio de ciberseguridad gestionada", ' +
-        "was published by Ayuntamiento de Ejemplo on 2026-11-24. 42 open renewal signals point at matching " +
-        "contracts or named buyers; the earliest window opens on 2026-06-01 (Diputación de Ejemplo, " +
-        "recurrence, high confidence). Ejemplo Sistemas SL won the most matching awards (37); 5 open matching " +
-        "tenders are in its CPV divisions. Ayuntamiento de Ejemplo published the most matching tenders in the " +
-        "last 12 months (12).",
-      counts: {
-        matching_tenders: 10000,
-        matching_tenders_exact: false,
-        matching_awards: 8412,
-        matching_awards_exact: true,
-        open_renewal_signals: 42,
-        buyers_named: 0,
-        companies_named: 0,
-      },
-      findings: {
-        recent_tenders: [
-          {
-            tender_id: 901,
-            title: "Servicio de ciberseguridad gestionada",
-            buyer: { id: 12, name: "Ayuntamiento de Ejemplo" },
-            publication_date: "2026-11-24",
-            deadline: "2026-12-15T13:00:00.000Z",
-            cpv_main: "72212730",
-            estimated_value: 120000,
-            currency: "EUR",
-            matched_in: "title",
-            confidence: "high",
-            evidence: [
-              {
-                source: "placsp",
-                source_ref: "https://contrataciondelestado.es/sindicacion/licitacionesPerfilContratante/1",
-              },
-            ],
-          },
-        ],
-        renewal_signals: [],
-        company_opportunities: [],
-        active_buyers: [],
-      },
-      rules: { matching: "…", confidence: "…", finding_confidence: "…", limit: "…" },
-    },
-  });
+  // No hand-written example: the operation's examples are real answers (src/http/openapi-examples.json).
+  .openapi("ResearchBrief");
 
 const route = createRoute({
   method: "post",

@@ -11,7 +11,7 @@ import type { HttpOptions } from "../../sources/http.ts";
 import { TedPackageError, TedSourceError } from "./errors.ts";
 import type { TarSkip } from "./tar.ts";
 import { readTarFiles } from "./tar.ts";
-import { decodeUtf8 } from "./text.ts";
+import { decodeUtf8, MAX_NOTICE_BYTES } from "./text.ts";
 
 /**
  * TED notices from bulk packages and local files, without the API: a daily package (`.tar.gz` of one XML
@@ -42,20 +42,20 @@ export interface TedPackageOptions {
    * fails the read with `TedPackageError`.
    */
   onSkip?: (skip: TedNoticeSkip) => void;
-  /** Largest notice read into memory; default 64 MiB (real notices are at most a few MB). */
+  /** Largest notice read into memory; default `MAX_NOTICE_BYTES` (real notices are at most a few MB). */
   maxNoticeBytes?: number;
 }
 
 /** Options of `readTedFiles`. */
 export interface TedFilesOptions {
-  /** As for packages: called for a file that is not valid UTF-8, which is then skipped. */
+  /** As for packages: called for a file that is not valid UTF-8 or too large, which is then skipped. */
   onSkip?: (skip: TedNoticeSkip) => void;
+  /** Largest file read into memory; default `MAX_NOTICE_BYTES`. A larger one is never read. */
+  maxNoticeBytes?: number;
 }
 
 /** Where TED notices come from: the Search API, a package (remote or local), a notice file or a directory. */
 export type TedSourceKind = "api" | "package-url" | "package" | "file" | "dir";
-
-const DEFAULT_MAX_NOTICE_BYTES = 64 * 1024 * 1024;
 
 /**
  * Classifies a source string. An http(s) URL is a `package-url` when its path ends in `.tar.gz` or `.tgz`
@@ -128,7 +128,7 @@ async function* readLocalPackage(
     const entries = readTarFiles(guardGzip(gunzip, label), {
       label,
       select: isNoticeName,
-      maxFileBytes: options.maxNoticeBytes ?? DEFAULT_MAX_NOTICE_BYTES,
+      maxFileBytes: options.maxNoticeBytes ?? MAX_NOTICE_BYTES,
       onSkip,
     });
     for await (const entry of entries) {
@@ -173,8 +173,9 @@ async function* guardGzip(stream: AsyncIterable<Uint8Array>, label: string): Asy
  * Hidden entries (`.name`) are ignored; symbolic links to files are followed, to directories not (no
  * cycles).
  *
- * Throws `TedSourceError` for a file that is not valid UTF-8 unless `options.onSkip` is given; file-system
- * errors (a missing path, permissions) are rethrown as they are.
+ * Throws `TedSourceError` for a file that is not valid UTF-8, or larger than `maxNoticeBytes` (checked before
+ * reading it), unless `options.onSkip` is given; file-system errors (a missing path, permissions) are rethrown
+ * as they are.
  */
 export async function* readTedFiles(
   source: string,
@@ -202,11 +203,19 @@ async function readNoticeFile(
   name: string,
   options: TedFilesOptions,
 ): Promise<TedNoticeFile | null> {
-  const xml = decodeUtf8(await readFile(path));
-  if (xml !== null) {
-    return { name, xml };
+  const maxBytes = options.maxNoticeBytes ?? MAX_NOTICE_BYTES;
+  const { size } = await stat(path);
+  let reason: string;
+  if (size > maxBytes) {
+    // Never read: a 300 MB file would cost several times its size in memory.
+    reason = `${size} bytes, more than the ${maxBytes} a notice may have`;
+  } else {
+    const xml = decodeUtf8(await readFile(path));
+    if (xml !== null) {
+      return { name, xml };
+    }
+    reason = "not valid UTF-8";
   }
-  const reason = "not valid UTF-8";
   if (options.onSkip === undefined) {
     throw new TedSourceError(`notice file ${path}: ${reason}`);
   }

@@ -8,7 +8,7 @@ import { SHARED_DIR } from "../../../../test/helpers/engines.ts";
 import type { HttpOptions, RetryInfo } from "../../sources/http.ts";
 import { FetchError } from "../../sources/http.ts";
 import { readTedNotice } from "../detect.ts";
-import { TedApiError } from "./errors.ts";
+
 import type { TedSearchHit, TedSearchOptions, TedSearchPage } from "./search-api.ts";
 import { buildTedExpertQuery, fetchTedNoticeXml, searchTedNotices } from "./search-api.ts";
 
@@ -297,7 +297,7 @@ describe("searchTedNotices", () => {
     const server = await serve((_req, res) => json(res, { notices: [], timedOut: true }));
     const http = options({ retries: 2 });
     const error = await collect(search(server.base, http)).catch((err: unknown) => err);
-    expect(error).toBeInstanceOf(TedApiError);
+    expect(error).toBeInstanceOf(FetchError);
     expect(error).toMatchObject({ attempts: 3, retryable: true, method: "POST" });
     expect(String(error)).toContain(`POST ${server.base}/v3/notices/search failed after 3 attempts`);
     expect(String(error)).toMatch(/timed out on the server \(timedOut: true\)/);
@@ -311,7 +311,7 @@ describe("searchTedNotices", () => {
     });
     const http = options({ retries: 1 });
     const error = await collect(search(server.base, http)).catch((err: unknown) => err);
-    expect(error).toBeInstanceOf(TedApiError);
+    expect(error).toBeInstanceOf(FetchError);
     expect(String(error)).toMatch(/HTTP 202 Accepted with an empty body \(a bot challenge, not data\)/);
     expect(server.requests).toHaveLength(2);
   });
@@ -322,7 +322,7 @@ describe("searchTedNotices", () => {
       res.end("<html><body>Maintenance</body></html>");
     });
     const error = await collect(search(server.base, options())).catch((err: unknown) => err);
-    expect(error).toBeInstanceOf(TedApiError);
+    expect(error).toBeInstanceOf(FetchError);
     expect(error).toMatchObject({ attempts: 1, retryable: false, status: 200 });
     expect(String(error)).toContain(`${server.base}/v3/notices/search`);
     expect(String(error)).toMatch(/invalid JSON .*<html><body>Maintenance/);
@@ -504,10 +504,31 @@ describe("fetchTedNoticeXml", () => {
     expect(String(await fetchAt("/json"))).toMatch(/not XML; it starts with "\{\\"error/);
     expect(String(await fetchAt("/latin1"))).toMatch(/not valid UTF-8/);
     for (const path of ["/waf", "/html-type", "/html-body", "/blank", "/json", "/latin1"]) {
-      expect(await fetchAt(path)).toBeInstanceOf(TedApiError);
+      expect(await fetchAt(path)).toBeInstanceOf(FetchError);
     }
     // An empty 200 is refused too (assertHasBody-style), not returned as "".
     expect(String(await fetchAt("/empty"))).toMatch(/empty body/);
+  });
+
+  it("reads again a notice whose XML ends before its root's end tag, though the transfer looked complete", async () => {
+    const text = fixtureText(NOTICE);
+    const server = await serve((_req, res, n) => {
+      res.writeHead(200, { "content-type": "application/xml" });
+      // A length-less (chunked) answer cut in half: nothing at the transport level says it is short.
+      res.end(n === 1 ? text.slice(0, text.length / 2) : text);
+    });
+    const http = options();
+    expect(await fetchTedNoticeXml(`${server.base}/en/notice/1-2024/xml`, http)).toBe(text);
+    expect(http.retryLog.map((r) => r.reason)).toEqual([
+      expect.stringMatching(/ends before <\/\S+>: a body cut short/),
+    ]);
+    // Cut on every attempt: a FetchError once the budget is spent, marked retryable.
+    const always = await serve((_req, res) => res.end(text.slice(0, 500)));
+    const error = await fetchTedNoticeXml(`${always.base}/x`, options({ retries: 1 })).catch(
+      (err: unknown) => err,
+    );
+    expect(error).toBeInstanceOf(FetchError);
+    expect(error).toMatchObject({ attempts: 2, retryable: true });
   });
 
   it("reports a missing notice as the HTTP failure it is", async () => {

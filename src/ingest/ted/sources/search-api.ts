@@ -1,10 +1,12 @@
-import { setTimeout as delay } from "node:timers/promises";
-import type { HttpOptions } from "../../sources/http.ts";
-import { backoffDelay, classifyError, fetchWithRetry } from "../../sources/http.ts";
-import { TedApiError } from "./errors.ts";
-import type { JsonVerdict } from "./post-json.ts";
-import { postJsonWithRetry } from "./post-json.ts";
-import { decodeUtf8, looksLikeHtml } from "./text.ts";
+import type { HttpOptions, JsonVerdict } from "../../sources/http.ts";
+import {
+  AttemptFailed,
+  FetchError,
+  postJsonWithRetry,
+  readBounded,
+  requestWithRetry,
+} from "../../sources/http.ts";
+import { decodeUtf8, looksLikeHtml, MAX_NOTICE_BYTES } from "./text.ts";
 
 /**
  * The TED Search API v3 (`POST {api}/v3/notices/search`, research/ted.md §2): discovery of notices by an
@@ -72,8 +74,9 @@ export const TED_SEARCH_MAX_LIMIT = 250;
  * Each page is a `postJsonWithRetry` call, so HTTP 429 (honouring `Retry-After`), 5xx, 408, an empty 202
  * (the WAF's bot challenge) and connection failures are retried with backoff, and so is a page answered with
  * `timedOut: true` (the backend gave up and the page is incomplete: never data). Retries are bounded by
- * `http.retries` per page; then `TedApiError`. Invalid JSON, an answer without a `notices` array, or a hit
- * without a `publication-number` fail at once with `TedApiError` naming the URL.
+ * `http.retries` per page; then `FetchError`. A JSON answer cut short is retried too; other invalid JSON, an
+ * answer without a `notices` array, or a hit without a `publication-number` fail at once with `FetchError`
+ * naming the URL.
  *
  * The iteration token is short-lived (ted.md §2.1): a consumer that does slow work per hit (fetching each
  * notice's XML at ~1 request/s) may outlive it between pages, so collect the hits first when in doubt, and
@@ -120,7 +123,7 @@ export async function* searchTedNotices(
     if (result.next === token) {
       // A token that does not move would loop for ever on the same page.
       const reason = "iterationNextToken did not change between two pages";
-      throw new TedApiError({ method: "POST", url, attempts: 1, reason, status: null, retryable: false });
+      throw new FetchError({ method: "POST", url, attempts: 1, reason, status: null, retryable: false });
     }
     token = result.next;
   }
@@ -193,73 +196,31 @@ function searchUrl(apiUrl: string): string {
   return new URL("v3/notices/search", base).toString();
 }
 
-/** A notice is a few KB to about 1 MB; far more is not a notice. */
-const MAX_NOTICE_BYTES = 32 * 1024 * 1024;
-
 /**
- * Fetches one notice's XML (a hit's `xmlUrl`, i.e. `links.xml.MUL`) and returns it as text.
- *
- * HTTP failures are `fetchWithRetry`'s: 5xx, 429 (with `Retry-After`), 408, an empty 202 and connection
- * errors are retried with backoff and end in `FetchError`. A transfer that breaks mid-body is restarted with
- * the same backoff, at most `http.retries` times. An answer that is not a notice fails at once with
- * `TedApiError`: one carrying `x-amzn-waf-action` (TED's WAF challenges clients it takes for bots, ted.md §4;
- * retrying will not help, the User-Agent must change), an HTML page, an empty or blank body, a body that is
- * not UTF-8 or does not start with `<`. The root element itself is checked by `readTedNotice`.
+ * Fetches one notice's XML (a hit's `xmlUrl`, i.e. `links.xml.MUL`) and returns it as text, through
+ * `requestWithRetry`: 5xx, 429 (with `Retry-After`), 408, an empty 202, connection errors, a transfer that
+ * breaks off mid-body and a body that ends before its root element's end tag (cut short though the transfer
+ * looked complete) are retried with backoff within `http.retries`. An answer that is not a notice fails at
+ * once: one carrying `x-amzn-waf-action` (TED's WAF challenges clients it takes for bots, ted.md §4; retrying
+ * will not help, the User-Agent must change), an HTML page, an empty or blank body, a body over
+ * `MAX_NOTICE_BYTES`, not UTF-8 or not starting with `<`. Every failure is a `FetchError`. The root element
+ * itself is checked by `readTedNotice`.
  */
 export async function fetchTedNoticeXml(url: string, http: HttpOptions): Promise<string> {
-  const sleep = http.sleep ?? ((ms: number) => delay(ms, undefined, { signal: http.signal }));
-  for (let attempt = 1; ; attempt++) {
-    const response = await fetchWithRetry(url, http);
-    const reject = (reason: string): TedApiError =>
-      new TedApiError({
-        method: "GET",
-        url,
-        attempts: attempt,
-        reason,
-        status: response.status,
-        retryable: false,
-      });
+  return requestWithRetry({ method: "GET", url }, http, async (response) => {
+    const reject = (reason: string): AttemptFailed => new AttemptFailed(reason, { retryable: false });
     const waf = response.headers.get("x-amzn-waf-action");
     if (waf !== null) {
-      await response.body?.cancel().catch(() => undefined);
       throw reject(`${statusLine(response)} from the WAF (x-amzn-waf-action: ${waf}), not the notice`);
     }
     if (/\btext\/html\b/i.test(response.headers.get("content-type") ?? "")) {
-      await response.body?.cancel().catch(() => undefined);
       throw reject(
         `${statusLine(response)} with an HTML page (content-type text/html), not the notice's XML`,
       );
     }
-    let bytes: Buffer;
-    try {
-      bytes = await readAll(response, MAX_NOTICE_BYTES);
-    } catch (err) {
-      if (err instanceof TedApiError) {
-        throw err;
-      }
-      http.signal?.throwIfAborted();
-      const { reason, transient } = classifyError(err);
-      if (!transient) {
-        throw err;
-      }
-      if (attempt > http.retries) {
-        throw new TedApiError(
-          {
-            method: "GET",
-            url,
-            attempts: attempt,
-            reason: `transfer interrupted: ${reason}`,
-            status: response.status,
-            retryable: true,
-          },
-          { cause: err },
-        );
-      }
-      const delayMs = backoffDelay(attempt, http);
-      http.onRetry?.({ attempt, delayMs, reason: `transfer interrupted: ${reason}` });
-      await sleep(delayMs);
-      continue;
-    }
+    const bytes = await readBounded(response, MAX_NOTICE_BYTES).catch((err: unknown) => {
+      throw err instanceof AttemptFailed ? reject(`${err.message}; a notice is at most a few MB`) : err;
+    });
     const text = decodeUtf8(bytes);
     if (text === null) {
       throw reject("the body is not valid UTF-8");
@@ -274,41 +235,29 @@ export async function fetchTedNoticeXml(url: string, http: HttpOptions): Promise
     if (!start.startsWith("<")) {
       throw reject(`the body is not XML; it starts with ${JSON.stringify(start.slice(0, 80))}`);
     }
+    const root = unclosedRoot(text);
+    if (root !== null) {
+      throw new AttemptFailed(`the XML ends before </${root}>: a body cut short`, { retryable: true });
+    }
     return text;
-  }
+  });
 }
 
-async function readAll(response: Response, maxBytes: number): Promise<Buffer> {
-  const body = response.body;
-  if (body === null) {
-    return Buffer.alloc(0);
+/**
+ * The qualified name of the document's root element when the text does not end with its end tag (a body cut
+ * short, even though the transfer ended cleanly, e.g. a proxy closing a length-less response); null when it
+ * does, or when the root cannot be found (the XML reader then says what is wrong).
+ */
+function unclosedRoot(text: string): string | null {
+  // The document from its root's start tag on: the prolog (declaration, comments, PIs) is skipped.
+  const body = text.replace(/^(\s*(<\?[\s\S]*?\?>|<!--[\s\S]*?-->))*\s*/, "").trimEnd();
+  const root = /^<([A-Za-z_][\w.:-]*)[\s/>]/.exec(body)?.[1];
+  if (root === undefined) {
+    return null;
   }
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  const reader = body.getReader();
-  try {
-    for (;;) {
-      const chunk = await reader.read();
-      if (chunk.done) {
-        return Buffer.concat(chunks, size);
-      }
-      size += chunk.value.byteLength;
-      if (size > maxBytes) {
-        throw new TedApiError({
-          method: "GET",
-          url: response.url,
-          attempts: 1,
-          reason: `the body exceeds ${maxBytes} bytes; a notice is at most a few MB`,
-          status: response.status,
-          retryable: false,
-        });
-      }
-      chunks.push(chunk.value);
-    }
-  } catch (err) {
-    await reader.cancel().catch(() => undefined);
-    throw err;
-  }
+  const name = root.replaceAll(".", "\\.");
+  const closed = new RegExp(`</${name}\\s*>$`).test(body) || new RegExp(`^<${name}\\b[^<]*/>$`).test(body);
+  return closed ? null : root;
 }
 
 function statusLine(response: Response): string {
