@@ -35,9 +35,16 @@ export interface AfterIngestSteps {
   statsMs: number | null;
   /**
    * Incremental renewal-signal recompute (recomputeSignals): buyers and buyer x CPV division pairs marked dirty by
-   * the run, signals written.
+   * the run, their signals computed, of which written (new or changed) and removed.
    */
-  signals: { buyers: number; pairs: number; signals: number; ms: number } | null;
+  signals: {
+    buyers: number;
+    pairs: number;
+    signals: number;
+    written: number;
+    removed: number;
+    ms: number;
+  } | null;
 }
 
 export interface IngestOutcome {

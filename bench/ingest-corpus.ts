@@ -23,6 +23,8 @@ function stepRecorder(log: Logger): { log: Logger; steps: AfterIngestSteps } {
           buyers?: number;
           pairs?: number;
           signals?: number;
+          written?: number;
+          removed?: number;
         };
         if (event.msg === "company and buyer stats refreshed" && typeof event.ms === "number") {
           steps.statsMs = event.ms;
@@ -31,6 +33,8 @@ function stepRecorder(log: Logger): { log: Logger; steps: AfterIngestSteps } {
             buyers: event.buyers ?? 0,
             pairs: event.pairs ?? 0,
             signals: event.signals ?? 0,
+            written: event.written ?? 0,
+            removed: event.removed ?? 0,
             ms: event.ms,
           };
         } else if (event.level >= 40) {

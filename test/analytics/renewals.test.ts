@@ -195,6 +195,8 @@ describe("renewal signals on a crafted history", () => {
   it("recomputes only the buyer x division pairs an ingest touched, with the same result as a full recompute", async () => {
     // Everything is clean after the full recompute: an incremental step has nothing to do.
     expect((await recomputeSignals({ db: t.db, log, now: KEEP_ALL })).buyers).toBe(0);
+    const before = await storedSignals(t.db);
+    const versions = await signalVersions(t.db);
     // B3 publishes a re-tender inside the window; B2 gets a fourth award day; B1 is untouched.
     await insertTender(t.db, {
       sourceRef: "T32",
@@ -218,8 +220,40 @@ describe("renewal signals on a crafted history", () => {
     const incremental = await storedSignals(t.db);
     expect(byKey(incremental, `recurrence:buyer:${b3}:division:72`).basis.retendered_by).toBe("T32");
     expect(byKey(incremental, `recurrence:buyer:${b2}:division:48`).basis.evidence_count).toBe(4);
+    // Only new or changed signals were written: the touched pairs' unchanged signals keep their row version.
+    const touched = (s: StoredSignal) =>
+      (s.buyer_id === b3 && s.cpv.startsWith("72")) || (s.buyer_id === b2 && s.cpv.startsWith("48"));
+    const stored = new Map(before.map((s) => [s.basis_key, s]));
+    const changed = incremental.filter((s) => JSON.stringify(stored.get(s.basis_key)) !== JSON.stringify(s));
+    const unchanged = incremental.filter((s) => touched(s) && !changed.includes(s));
+    expect(changed.length).toBeGreaterThan(0);
+    expect(step.written).toBe(changed.length);
+    expect(step.removed).toBe(
+      before.filter((s) => !incremental.some((n) => n.basis_key === s.basis_key)).length,
+    );
+    const afterVersions = await signalVersions(t.db);
+    for (const signal of unchanged) {
+      expect(afterVersions.get(signal.basis_key), signal.basis_key).toBe(versions.get(signal.basis_key));
+    }
+    for (const signal of changed) {
+      expect(afterVersions.get(signal.basis_key), signal.basis_key).not.toBe(versions.get(signal.basis_key));
+    }
     await recomputeSignals({ db: t.db, log, now: KEEP_ALL, full: true });
     expect(await storedSignals(t.db)).toEqual(incremental);
+  });
+
+  it("rewrites nothing when a touched pair's signals come out the same", async () => {
+    const before = await storedSignals(t.db);
+    const versions = await signalVersions(t.db);
+    // A new title for T9 (B1, division 72) marks the pair dirty; no signal reads a title.
+    await t.db.query("UPDATE tenders SET title = 'Renamed re-tender' WHERE source_ref = 'T9'");
+    const step = await recomputeSignals({ db: t.db, log, now: KEEP_ALL });
+    expect(step).toMatchObject({ buyers: 1, pairs: 1, written: 0, removed: 0 });
+    const pairSignals = before.filter((s) => s.buyer_id === b1 && s.cpv.startsWith("72"));
+    expect(pairSignals.length).toBeGreaterThan(0);
+    expect(step.signals).toBe(pairSignals.length);
+    expect(await storedSignals(t.db)).toEqual(before);
+    expect(await signalVersions(t.db)).toEqual(versions);
   });
 
   it("drops a deleted tender's signals at the next step, rewriting nothing of the buyer's other divisions", async () => {

@@ -1,12 +1,13 @@
 import type { Db } from "../../db/client.ts";
 import {
-  deleteSignals,
+  deleteAllSignals,
   deleteSignalsEndedBefore,
-  insertSignals,
+  deleteSignalsExcept,
   listBuyersWithTenders,
   loadBuyerEvidence,
   lockSignalRecompute,
   takeDirtySignalPairs,
+  writeSignals,
 } from "../../db/queries/renewals.ts";
 import { EXPIRY_WINDOWS } from "../../domain/renewals/signal.ts";
 import { addDays, calendarDate } from "../../lib/calendar.ts";
@@ -20,8 +21,15 @@ export interface RecomputeSignalsResult {
   buyers: number;
   /** Buyer x CPV division pairs recomputed (incremental only; null for a full recompute). */
   pairs: number | null;
-  /** Signals written for them. */
+  /** Signals computed for them (all of their current signals). */
   signals: number;
+  /**
+   * Rows written: every signal on a full recompute; on an incremental one, the new signals and those whose
+   * columns changed (an unchanged signal is not rewritten).
+   */
+  written: number;
+  /** Stored signals of the recomputed pairs that are no longer derived or retained, deleted (incremental). */
+  removed: number;
   full: boolean;
   ms: number;
 }
@@ -68,20 +76,33 @@ export async function recomputeSignals({
     await lockSignalRecompute(tx);
     const dirty = await takeDirtySignalPairs(tx);
     const buyers = full ? await listBuyersWithTenders(tx) : dirty;
-    await deleteSignals(tx, full ? "all" : dirty);
+    if (full) {
+      await deleteAllSignals(tx);
+    }
+    let removed = 0;
+    let computed = 0;
     let written = 0;
     for (let i = 0; i < buyers.length; i += BUYERS_PER_CHUNK) {
       const evidence = await loadBuyerEvidence(tx, buyers.slice(i, i + BUYERS_PER_CHUNK));
       const signals: ComputedSignal[] = evidence.flatMap((buyer) =>
         computeBuyerSignals(buyer, EXPIRY_WINDOWS, keepFrom),
       );
-      for (let j = 0; j < signals.length; j += SIGNALS_PER_INSERT) {
-        await insertSignals(tx, signals.slice(j, j + SIGNALS_PER_INSERT));
+      if (!full) {
+        // The same slice of pairs as the evidence's (incremental: `buyers` is `dirty`).
+        const ids = signals.map((s) => s.id);
+        removed += await deleteSignalsExcept(tx, dirty.slice(i, i + BUYERS_PER_CHUNK), ids);
       }
-      written += signals.length;
+      for (let j = 0; j < signals.length; j += SIGNALS_PER_INSERT) {
+        written += await writeSignals(
+          tx,
+          signals.slice(j, j + SIGNALS_PER_INSERT),
+          full ? "insert" : "upsert",
+        );
+      }
+      computed += signals.length;
       progress?.report(
         () =>
-          `${Math.min(i + BUYERS_PER_CHUNK, buyers.length)} of ${buyers.length} buyers, ${written} signals`,
+          `${Math.min(i + BUYERS_PER_CHUNK, buyers.length)} of ${buyers.length} buyers, ${computed} signals`,
       );
     }
     // Untouched buyers' signals age too: the same retention applies to every row, so an incremental step leaves
@@ -90,7 +111,7 @@ export async function recomputeSignals({
       await deleteSignalsEndedBefore(tx, keepFrom);
     }
     const pairs = full ? null : dirty.reduce((sum, buyer) => sum + buyer.divisions.length, 0);
-    return { buyers: buyers.length, pairs, signals: written };
+    return { buyers: buyers.length, pairs, signals: computed, written, removed };
   });
   const result: RecomputeSignalsResult = { ...counts, full, ms: Math.round(performance.now() - started) };
   log.info(result, "renewal signals recomputed");

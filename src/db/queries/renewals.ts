@@ -187,42 +187,84 @@ export async function deleteSignalsEndedBefore(db: Queryable, date: string): Pro
   return rowCount ?? 0;
 }
 
-/** Deletes the signals of these buyer x division pairs, or every signal. */
-export async function deleteSignals(
+/** Deletes every signal (a full recompute writes them all again). */
+export async function deleteAllSignals(db: Queryable): Promise<number> {
+  return (await db.query("DELETE FROM renewal_signals")).rowCount ?? 0;
+}
+
+/**
+ * Deletes the signals of these buyer x division pairs except those whose id is kept (the ones just computed
+ * for them, which `writeSignals` upserts): a signal that is no longer derived, or no longer retained, goes.
+ */
+export async function deleteSignalsExcept(
   db: Queryable,
-  scope: readonly BuyerDivisions[] | "all",
+  scope: readonly BuyerDivisions[],
+  keptIds: readonly number[],
 ): Promise<number> {
-  if (scope === "all") {
-    return (await db.query("DELETE FROM renewal_signals")).rowCount ?? 0;
-  }
   if (scope.length === 0) {
     return 0;
   }
+  // An anti-join on the unnested ids (hashed), not `id <> ALL(...)`, which compares every row to every id.
   const { rowCount } = await db.query(
     `DELETE FROM renewal_signals s
       USING unnest($1::bigint[], $2::text[]) AS p (buyer_id, division)
-      WHERE s.buyer_id = p.buyer_id AND s.cpv_division = p.division`,
-    pairArrays(scope),
+      WHERE s.buyer_id = p.buyer_id AND s.cpv_division = p.division
+        AND NOT EXISTS (SELECT 1 FROM unnest($3::bigint[]) AS k (id) WHERE k.id = s.id)`,
+    [...pairArrays(scope), keptIds],
   );
   return rowCount ?? 0;
 }
 
-/** Inserts computed signals in one statement (callers batch them). */
-export async function insertSignals(db: Queryable, signals: readonly ComputedSignal[]): Promise<void> {
+/** The stored columns of a signal besides its id, in the order `writeSignals` binds and compares them. */
+const SIGNAL_COLUMNS = [
+  "basis_key",
+  "signal_type",
+  "cpv",
+  "cpv_division",
+  "buyer_id",
+  "tender_id",
+  "award_id",
+  "predicted_date",
+  "window_start",
+  "window_end",
+  "confidence",
+  "retendered_by",
+  "evidence_tender_ids",
+  "basis",
+] as const;
+
+/** The signal columns, each prefixed (`s.`, `excluded.`), as a comma-separated list. */
+const signalColumns = (prefix = ""): string => SIGNAL_COLUMNS.map((c) => prefix + c).join(", ");
+
+/**
+ * Writes computed signals in one statement (callers batch them). `insert` expects none of them stored (a full
+ * recompute, after deleting every signal); `upsert` inserts the new ones and rewrites a stored one only when
+ * one of its columns changed, so an incremental step leaves unchanged signals untouched (no dead rows, no
+ * index churn: most signals of a touched division do not change when one award is added to it).
+ */
+export async function writeSignals(
+  db: Queryable,
+  signals: readonly ComputedSignal[],
+  mode: "insert" | "upsert",
+): Promise<number> {
   if (signals.length === 0) {
-    return;
+    return 0;
   }
-  await db.query(
-    `INSERT INTO renewal_signals (id, basis_key, signal_type, cpv, cpv_division, buyer_id, tender_id, award_id,
-                                  predicted_date, window_start, window_end, confidence, retendered_by,
-                                  evidence_tender_ids, basis)
+  const changedOnly =
+    mode === "upsert"
+      ? `ON CONFLICT (id) DO UPDATE SET (${signalColumns()}) = ROW(${signalColumns("excluded.")})
+          WHERE (${signalColumns("s.")}) IS DISTINCT FROM (${signalColumns("excluded.")})`
+      : "";
+  const { rowCount } = await db.query(
+    `INSERT INTO renewal_signals AS s (id, ${signalColumns()})
      SELECT id, key, type, cpv, division, buyer, tender, award, predicted, ws, we, confidence, retender,
             evidence::bigint[], basis
        FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[],
                           $7::bigint[], $8::bigint[], $9::date[], $10::date[], $11::date[], $12::text[],
                           $13::bigint[], $14::text[], $15::jsonb[])
-         AS s(id, key, type, cpv, division, buyer, tender, award, predicted, ws, we, confidence, retender,
-              evidence, basis)`,
+         AS u(id, key, type, cpv, division, buyer, tender, award, predicted, ws, we, confidence, retender,
+              evidence, basis)
+     ${changedOnly}`,
     [
       signals.map((s) => s.id),
       signals.map((s) => s.basisKey),
@@ -246,6 +288,7 @@ export async function insertSignals(db: Queryable, signals: readonly ComputedSig
       }),
     ],
   );
+  return rowCount ?? 0;
 }
 
 export interface RenewalFilters {
