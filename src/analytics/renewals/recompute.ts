@@ -1,11 +1,14 @@
 import type { Db } from "../../db/client.ts";
 import {
+  allowRecomputeMemory,
   deleteAllSignals,
+  deleteSignalsById,
   deleteSignalsEndedBefore,
-  deleteSignalsExcept,
   listBuyersWithTenders,
   loadBuyerEvidence,
   lockSignalRecompute,
+  signalContentHash,
+  storedSignalHashes,
   takeDirtySignalPairs,
   writeSignals,
 } from "../../db/queries/renewals.ts";
@@ -74,6 +77,7 @@ export async function recomputeSignals({
   const started = performance.now();
   const counts = await db.transaction(async (tx) => {
     await lockSignalRecompute(tx);
+    await allowRecomputeMemory(tx);
     const dirty = await takeDirtySignalPairs(tx);
     const buyers = full ? await listBuyersWithTenders(tx) : dirty;
     if (full) {
@@ -87,18 +91,22 @@ export async function recomputeSignals({
       const signals: ComputedSignal[] = evidence.flatMap((buyer) =>
         computeBuyerSignals(buyer, EXPIRY_WINDOWS, keepFrom),
       );
+      // Incremental: the same slice of pairs as the evidence's (`buyers` is `dirty`). Signals no longer derived
+      // go; of the others only the new and changed are written, by digest (migration 0024).
+      let changed = signals;
       if (!full) {
-        // The same slice of pairs as the evidence's (incremental: `buyers` is `dirty`).
-        const ids = signals.map((s) => s.id);
-        removed += await deleteSignalsExcept(tx, dirty.slice(i, i + BUYERS_PER_CHUNK), ids);
-      }
-      for (let j = 0; j < signals.length; j += SIGNALS_PER_INSERT) {
-        written += await writeSignals(
+        const stored = await storedSignalHashes(tx, dirty.slice(i, i + BUYERS_PER_CHUNK));
+        const derived = new Set(signals.map((s) => s.id));
+        removed += await deleteSignalsById(
           tx,
-          signals.slice(j, j + SIGNALS_PER_INSERT),
-          full ? "insert" : "upsert",
+          [...stored.keys()].filter((id) => !derived.has(id)),
         );
+        changed = signals.filter((s) => stored.get(s.id) !== signalContentHash(s));
       }
+      for (let j = 0; j < changed.length; j += SIGNALS_PER_INSERT) {
+        await writeSignals(tx, changed.slice(j, j + SIGNALS_PER_INSERT), full ? "insert" : "upsert");
+      }
+      written += changed.length;
       computed += signals.length;
       progress?.report(
         () =>
