@@ -3,7 +3,7 @@ import { afterIngestRun } from "../../src/analytics/after-ingest.ts";
 import type { Db, Queryable } from "../../src/db/client.ts";
 import { ingestTed } from "../../src/ingest/ted/ingest-ted.ts";
 import { createLogger } from "../../src/lib/logger.ts";
-import { buildTestApp, devToken, getJson } from "../helpers/app.ts";
+import { buildTestApp, devToken, getJson, postJson } from "../helpers/app.ts";
 import { createTestDb, truncateAll, useTestDb } from "../helpers/db.ts";
 import { AGGREGATED, buildPage, ingestPage, LIFECYCLE, splitFeed, TWO_ENTRIES } from "../helpers/placsp.ts";
 import { TED_FIXTURES } from "../helpers/ted-server.ts";
@@ -114,6 +114,37 @@ describe("bounded totals and ranking window", () => {
     const narrowed = await search("q=plataforma&type=tender&to=2001-01-01");
     expect(narrowed.meta).toMatchObject({ total: 367, total_exact: true });
     expect(narrowed.data[0]?.title).toBe("Plataforma de plataforma");
+  });
+
+  it("gives research the same bounded window: awards are those of the 10,000 newest matching tenders", async () => {
+    const { app } = buildTestApp({ db: t.db });
+    const research = async (query: string) => {
+      const { res, body } = await postJson(
+        app,
+        "/v1/research",
+        { query },
+        {
+          "x-payment": await devToken(app, "POST /v1/research"),
+        },
+      );
+      expect(res.status).toBe(200);
+      return (body as { data: { counts: Record<string, number | boolean> } }).data.counts;
+    };
+    // Every tender says "plataforma" (10,050): the window holds the newest 10,000, each with its one award, so
+    // both counts stop at 10,000 and neither is exact.
+    expect(await research("plataforma")).toMatchObject({
+      matching_tenders: 10_000,
+      matching_tenders_exact: false,
+      matching_awards: 10_000,
+      matching_awards_exact: false,
+    });
+    // Half say "ciberseguridad": 5,025 tenders and their 5,025 awards, exact.
+    expect(await research("ciberseguridad")).toMatchObject({
+      matching_tenders: 5_025,
+      matching_tenders_exact: true,
+      matching_awards: 5_025,
+      matching_awards_exact: true,
+    });
   });
 
   it("answers the worst input (200 characters of common words with every filter) like any other", async () => {

@@ -21,25 +21,31 @@ export interface ResearchScope {
   /** Rows per group to read (the brief keeps at most this many findings in all). */
   limit: number;
   /**
-   * The matching tenders, newest first (matchedTenderIds), read once per brief: the tender-side reads start from
-   * these ids instead of matching the text again (a frequent topic's match costs what a search costs).
+   * The matching tenders, newest first (matchedTenderWindow), read once per brief: the tender-side reads start
+   * from these rows instead of matching the text again (a frequent topic's match costs what a search costs) or
+   * reading the 10,000 rows back from the search relation (10,000 primary-key probes per read).
    */
-  tenderIds?: readonly number[];
+  tenderWindow?: TenderWindow;
 }
 
-/** The newest matching rows of a kind, as a materialized CTE named `name`. */
-function matchedCte(
-  name: string,
-  kind: "tender" | "award",
-  scope: ResearchScope,
-  params: Params,
-  extraColumns = "",
-): string {
-  if (kind === "tender" && scope.tenderIds) {
-    return `${name} AS MATERIALIZED (
-       SELECT s.id, s.tender_id, s.date, s.buyer_id, s.company_id, s.cpv_prefixes${extraColumns}
-         FROM search_rows s
-        WHERE s.kind = 'tender' AND s.id = ANY(${params.add(scope.tenderIds)}::bigint[])
+/** The newest matching tender rows as aligned arrays: id, publication date and buyer, newest first. */
+export interface TenderWindow {
+  ids: number[];
+  dates: (string | null)[];
+  buyerIds: (number | null)[];
+}
+
+/**
+ * The matching tenders as a materialized CTE named `mt` (id, date, buyer_id): the carried window when the scope
+ * has one, else the newest SEARCH_WINDOW + 1 tender rows whose text matches or whose buyer is named.
+ */
+function matchedTendersCte(scope: ResearchScope, params: Params): string {
+  if (scope.tenderWindow) {
+    const { ids, dates, buyerIds } = scope.tenderWindow;
+    return `mt AS MATERIALIZED (
+       SELECT w.id, w.date, w.buyer_id
+         FROM unnest(${params.add(ids)}::bigint[], ${params.add(dates)}::date[], ${params.add(buyerIds)}::bigint[])
+           AS w (id, date, buyer_id)
      )`;
   }
   const conditions: string[] = [];
@@ -49,29 +55,62 @@ function matchedCte(
   if (scope.buyerIds.length > 0) {
     conditions.push(`s.buyer_id = ANY(${params.add(scope.buyerIds)}::bigint[])`);
   }
-  if (kind === "award" && scope.companyIds.length > 0) {
-    conditions.push(`s.company_id = ANY(${params.add(scope.companyIds)}::bigint[])`);
-  }
   const where = conditions.length > 0 ? conditions.join(" OR ") : "false";
-  return `${name} AS MATERIALIZED (
-       SELECT s.id, s.tender_id, s.date, s.buyer_id, s.company_id, s.cpv_prefixes${extraColumns}
+  return `mt AS MATERIALIZED (
+       SELECT s.id, s.date, s.buyer_id
          FROM search_rows s
-        WHERE s.kind = '${kind}' AND (${where})
+        WHERE s.kind = 'tender' AND (${where})
         ORDER BY s.date DESC NULLS LAST, s.id DESC
         LIMIT ${params.add(SEARCH_WINDOW + 1)}
      )`;
 }
 
-/** The matching tenders' ids, newest first (date, then id), at most SEARCH_WINDOW + 1 of them. */
-export async function matchedTenderIds(db: Queryable, scope: ResearchScope): Promise<number[]> {
+/**
+ * The matching awards as a materialized CTE named `ma`: the award rows of the window's first SEARCH_WINDOW
+ * tenders (their text matched or their buyer is named), and the newest SEARCH_WINDOW + 1 award rows of the
+ * named companies. Read through the tenders rather than by matching the text again: a second text match cost
+ * as much as the first (280 ms for a frequent topic at 1M awards), this costs an index probe per tender.
+ */
+function matchedAwardsCte(scope: ResearchScope, params: Params): string {
+  const ids = scope.tenderWindow?.ids.slice(0, SEARCH_WINDOW) ?? [];
+  const columns = "s.id, s.tender_id, s.date, s.company_id, s.cpv_prefixes";
+  const named =
+    scope.companyIds.length > 0
+      ? `UNION
+         SELECT * FROM (SELECT ${columns} FROM search_rows s
+                         WHERE s.kind = 'award' AND s.company_id = ANY(${params.add(scope.companyIds)}::bigint[])
+                         ORDER BY s.date DESC NULLS LAST, s.id DESC
+                         LIMIT ${params.add(SEARCH_WINDOW + 1)}) AS named`
+      : "";
+  return `ma AS MATERIALIZED (
+       SELECT ${columns} FROM search_rows s
+        WHERE s.kind = 'award' AND s.tender_id = ANY(${params.add(ids)}::bigint[])
+       ${named}
+     )`;
+}
+
+/** The matching tenders, newest first (date, then id), at most SEARCH_WINDOW + 1 of them. */
+export async function matchedTenderWindow(db: Queryable, scope: ResearchScope): Promise<TenderWindow> {
   const params = new Params();
-  const cte = matchedCte("mt", "tender", { ...scope, tenderIds: undefined }, params);
-  const { rows } = await db.query<{ ids: (number | string)[] }>(
-    `WITH ${cte} SELECT ARRAY(SELECT id FROM mt ORDER BY date DESC NULLS LAST, id DESC) AS ids`,
+  const cte = matchedTendersCte({ ...scope, tenderWindow: undefined }, params);
+  const { rows } = await db.query<{
+    ids: (number | string)[];
+    dates: (string | null)[];
+    buyers: (number | string | null)[];
+  }>(
+    `WITH ${cte}
+     SELECT ARRAY(SELECT id FROM mt ORDER BY date DESC NULLS LAST, id DESC) AS ids,
+            ARRAY(SELECT date::text FROM mt ORDER BY date DESC NULLS LAST, id DESC) AS dates,
+            ARRAY(SELECT buyer_id FROM mt ORDER BY date DESC NULLS LAST, id DESC) AS buyers`,
     params.values,
   );
+  const row = rows[0];
   // node-postgres returns int8[] elements as strings.
-  return (rows[0]?.ids ?? []).map(Number);
+  return {
+    ids: (row?.ids ?? []).map(Number),
+    dates: row?.dates ?? [],
+    buyerIds: (row?.buyers ?? []).map((b) => (b === null ? null : Number(b))),
+  };
 }
 
 export interface MatchedTenderRow {
@@ -102,7 +141,7 @@ export async function matchedTenders(
   scope: ResearchScope,
 ): Promise<{ matched: number; newest: MatchedTenderRow[] }> {
   const params = new Params();
-  const cte = matchedCte("mt", "tender", scope, params);
+  const cte = matchedTendersCte(scope, params);
   // Where the words are is decided for the page's rows only, not for every match.
   let flags = "false AS in_title, false AS in_text";
   if (scope.q !== null) {
@@ -159,23 +198,28 @@ export async function matchedSignals(
   scope: ResearchScope,
 ): Promise<{ total: number; first: MatchedSignalRow[] }> {
   const params = new Params();
-  const cte = matchedCte("mt", "tender", scope, params);
+  const cte = matchedTendersCte(scope, params);
   const today = params.add(scope.today);
   const buyers = params.add(scope.buyerIds);
   const { rows } = await db.query<MatchedSignalRow & { total: number }>(
     `WITH ${cte},
-     open AS (
-       SELECT s.* FROM renewal_signals s
+     open AS MATERIALIZED (
+       SELECT s.id, s.window_start, s.confidence_rank FROM renewal_signals s
         WHERE s.retendered_by IS NULL AND s.window_end >= ${today}::date
           AND (s.tender_id IN (SELECT id FROM mt) OR s.buyer_id = ANY(${buyers}::bigint[]))
+     ),
+     page AS (
+       SELECT * FROM open ORDER BY window_start, confidence_rank DESC, id LIMIT ${params.add(scope.limit)}
      )
-     SELECT count(*) OVER ()::int AS total, o.id, o.signal_type, o.cpv, o.buyer_id, b.name AS buyer_name,
-            o.window_start, o.window_end, o.confidence, t.title AS tender_title, t.source, t.source_ref, t.url
-       FROM open o
+     -- Counted apart, and only the page's rows joined to their buyer and tender.
+     SELECT (SELECT count(*)::int FROM open) AS total, o.id, o.signal_type, o.cpv, o.buyer_id,
+            b.name AS buyer_name, o.window_start, o.window_end, o.confidence, t.title AS tender_title, t.source,
+            t.source_ref, t.url
+       FROM page p
+       JOIN renewal_signals o ON o.id = p.id
        JOIN buyers b ON b.id = o.buyer_id
        JOIN tenders t ON t.id = o.tender_id
-      ORDER BY o.window_start, o.confidence_rank DESC, o.id
-      LIMIT ${params.add(scope.limit)}`,
+      ORDER BY p.window_start, p.confidence_rank DESC, p.id`,
     params.values,
   );
   return { total: rows[0]?.total ?? 0, first: rows };
@@ -197,15 +241,16 @@ export interface MatchedCompanyRow {
 }
 
 /**
- * The companies that won the most matching awards among the newest SEARCH_WINDOW (count desc, then id), the
- * CPV divisions of those wins, and the notices of their three newest matching wins; plus how many awards match.
+ * The companies that won the most matching awards (matchedAwardsCte: those of the tender window and of the named
+ * companies; count desc, then id), the CPV divisions of those wins, and the notices of their three newest
+ * matching wins; plus how many awards match.
  */
 export async function matchedCompanies(
   db: Queryable,
   scope: ResearchScope,
 ): Promise<{ matched: number; top: MatchedCompanyRow[] }> {
   const params = new Params();
-  const cte = matchedCte("ma", "award", scope, params);
+  const cte = matchedAwardsCte(scope, params);
   const { rows } = await db.query<{ matched: number; top: MatchedCompanyRow[] | null }>(
     `WITH ${cte},
      ranked AS (
@@ -248,13 +293,13 @@ export async function openMatchedTenders(
   openDays: number,
 ): Promise<OpenTenderRow[]> {
   const params = new Params();
-  const cte = matchedCte("mt", "tender", scope, params);
+  const cte = matchedTendersCte(scope, params);
   const since = params.add(scope.today);
   const days = params.add(openDays);
   const now = params.add(scope.now);
   const { rows } = await db.query<OpenTenderRow>(
     `WITH ${cte}
-     SELECT t.id, ARRAY(SELECT p FROM unnest(mt.cpv_prefixes) AS p WHERE length(p) = 2 ORDER BY p) AS divisions
+     SELECT t.id, ARRAY(SELECT p FROM unnest(t.cpv_prefixes) AS p WHERE length(p) = 2 ORDER BY p) AS divisions
        FROM mt JOIN tenders t ON t.id = mt.id
       WHERE (t.publication_date >= ${since}::date - ${days}::int OR t.deadline > ${now}::timestamptz)
         AND t.deleted_at IS NULL AND t.linked_to IS NULL
@@ -285,7 +330,7 @@ export async function activeBuyers(
   since: string,
 ): Promise<ActiveBuyerRow[]> {
   const params = new Params();
-  const cte = matchedCte("mt", "tender", scope, params);
+  const cte = matchedTendersCte(scope, params);
   const from = params.add(since);
   const today = params.add(scope.today);
   const { rows } = await db.query<{ top: ActiveBuyerRow[] | null }>(

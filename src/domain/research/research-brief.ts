@@ -4,8 +4,8 @@ import {
   type EvidenceRow,
   matchedCompanies,
   matchedSignals,
-  matchedTenderIds,
   matchedTenders,
+  matchedTenderWindow,
   openMatchedTenders,
   type ResearchScope,
 } from "../../db/queries/research.ts";
@@ -141,7 +141,8 @@ const RULES: ResearchBrief["rules"] = {
   matching:
     "The query is matched as Spanish full text (stemmed, accent- and case-insensitive) against tender titles " +
     "and descriptions, and as a name fragment against buyer and company names (at most 200 of each, lowest " +
-    "ids first). Like search, each group reads the newest 10,000 matching tenders or awards.",
+    "ids first). Like search, the brief reads the newest 10,000 matching tenders (text, or a named buyer); " +
+    "the matching awards are the awards of those tenders and the newest 10,000 awards of the named companies.",
   confidence:
     "high: at least 10 matching tenders and at least one open renewal signal or 10 matching awards; medium: " +
     "at least 3 matching tenders and awards together; low: less.",
@@ -259,13 +260,12 @@ export async function researchBrief({
     now,
     limit: input.limit,
   };
-  // The text is matched once per side: awards in parallel with tenders, whose ids every tender-side read reuses.
-  const [tenderIds, companies] = await Promise.all([
-    matchedTenderIds(db, scope),
-    matchedCompanies(db, scope),
-  ]);
-  const byIds: ResearchScope = { ...scope, tenderIds };
-  const [tenders, signals, open, buyers] = await Promise.all([
+  // The text is matched once, on tenders; every other read starts from that window (the awards are those of
+  // its tenders and of the named companies).
+  const tenderWindow = await matchedTenderWindow(db, scope);
+  const byIds: ResearchScope = { ...scope, tenderWindow };
+  const [companies, tenders, signals, open, buyers] = await Promise.all([
+    matchedCompanies(db, byIds),
     matchedTenders(db, byIds),
     matchedSignals(db, byIds),
     openMatchedTenders(db, byIds, OPPORTUNITY_WINDOW_DAYS),
@@ -336,7 +336,8 @@ export async function researchBrief({
     matching_tenders: Math.min(tenders.matched, SEARCH_WINDOW),
     matching_tenders_exact: tenders.matched <= SEARCH_WINDOW,
     matching_awards: Math.min(companies.matched, SEARCH_WINDOW),
-    matching_awards_exact: companies.matched <= SEARCH_WINDOW,
+    // The awards are those of the tender window: a count over a capped window is a lower bound.
+    matching_awards_exact: companies.matched <= SEARCH_WINDOW && tenders.matched <= SEARCH_WINDOW,
     open_renewal_signals: signals.total,
     buyers_named: scope.buyerIds.length,
     companies_named: scope.companyIds.length,
