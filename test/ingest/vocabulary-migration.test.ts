@@ -42,8 +42,13 @@ const NOW = new Date("2026-03-01T12:00:00.000Z");
 
 /** Tables that record how a run went rather than what was ingested. */
 const BOOKKEEPING = new Set(["schema_migrations", "ingest_runs", "ingest_errors", "ingest_checkpoints"]);
-/** Wall-clock stamps without a now() default. */
-const STAMPS = new Set(["refreshed_at", "computed_at", "run_at"]);
+/**
+ * Columns that are not data: wall-clock stamps without a now() default, and renewal_signals.content_hash, a
+ * digest of the row's other columns that the recompute writes to skip unchanged signals (migration 0024). Rows
+ * written before that migration hold null ("unknown": rewritten at their next recompute); the columns it digests
+ * are compared like every other.
+ */
+const NOT_DATA = new Set(["refreshed_at", "computed_at", "run_at", "content_hash"]);
 
 interface OldTree {
   dir: string;
@@ -116,7 +121,7 @@ async function dumpDatabase(db: Db): Promise<Dump> {
     if (BOOKKEEPING.has(table.table_name)) {
       continue;
     }
-    const columns = table.columns.filter((column) => !STAMPS.has(column));
+    const columns = table.columns.filter((column) => !NOT_DATA.has(column));
     const list = columns.map((column) => `${JSON.stringify(column)}::text AS ${JSON.stringify(column)}`);
     const { rows } = await db.query<Row>(`SELECT ${list.join(", ")} FROM ${table.table_name}`);
     const keyColumns = table.key.length > 0 ? table.key : columns;

@@ -247,7 +247,9 @@ function storedBasis(signal: ComputedSignal): string {
 
 /**
  * A digest of everything a signal stores (migration 0024): equal digests, equal rows. Computed signals are
- * deterministic (same data and day, same bytes), so an unchanged signal has an unchanged digest.
+ * deterministic (same data and day, same bytes), so an unchanged signal has an unchanged digest. The one write
+ * that bypasses it, `retendered_by` set to null when its tender is deleted, also marks the pair dirty, and the
+ * recomputed signal cannot name the deleted tender, so its digest differs and the row is rewritten.
  */
 export function signalContentHash(signal: ComputedSignal): string {
   return contentHash(signal, storedBasis(signal));
