@@ -81,6 +81,18 @@ export type SourceCodes = {
 
 export const SOURCE_CODE_KEYS = ["notice", "procedure", "contract", "status", "legal_basis"] as const;
 
+/** The published codes a reader found, keeping a key only where the notice has the element. */
+export function sourceCodesOf(found: { [K in keyof SourceCodes]?: string | null }): SourceCodes {
+  const codes: SourceCodes = {};
+  for (const key of SOURCE_CODE_KEYS) {
+    const value = found[key];
+    if (value !== null && value !== undefined) {
+      codes[key] = value;
+    }
+  }
+  return codes;
+}
+
 /**
  * The status a reader is told: a stored `open` whose submission deadline has passed reads `evaluation`
  * (submission closed, no result known yet). A TED contract notice is never re-published, and a PLACSP folder

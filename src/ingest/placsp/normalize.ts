@@ -1,4 +1,4 @@
-import type { SourceCodes } from "../../domain/vocabulary.ts";
+import { type SourceCodes, sourceCodesOf } from "../../domain/vocabulary.ts";
 import { parseIsoInstant } from "../../lib/dates.ts";
 import type { FieldError, NormalizedTender, NormalizeResult } from "../model.ts";
 import { mapCode } from "../vocabulary/map-code.ts";
@@ -174,19 +174,12 @@ function readSourceCodes(
   tenderingProcess: XmlElement | null,
   notice: string | null,
 ): SourceCodes {
-  const codes: SourceCodes = {};
-  const found = {
+  return sourceCodesOf({
     notice,
     procedure: text(child(tenderingProcess, ...cbc("ProcedureCode"))),
     contract: text(child(project, ...cbc("TypeCode"))),
     status: text(child(cfs, ...cbcExt("ContractFolderStatusCode"))),
-  };
-  for (const [key, value] of Object.entries(found) as [keyof typeof found, string | null][]) {
-    if (value !== null) {
-      codes[key] = value;
-    }
-  }
-  return codes;
+  });
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { SourceCodes } from "../../domain/vocabulary.ts";
+import { type SourceCodes, sourceCodesOf } from "../../domain/vocabulary.ts";
 import type { FieldError, NormalizedAward, NormalizedTender, NormalizeResult } from "../model.ts";
 import { mapCode } from "../vocabulary/map-code.ts";
 import {
@@ -152,19 +152,12 @@ export function normalizeEformsNotice(root: XmlElement): NormalizeResult {
 
 /** BT-02, BT-105, BT-23 and BT-01 as published; a key only when the notice has the element. */
 function readSourceCodes(root: XmlElement, project: XmlElement | null): SourceCodes {
-  const codes: SourceCodes = {};
-  const found = {
+  return sourceCodesOf({
     notice: text(child(root, ...cbc("NoticeTypeCode"))),
     procedure: text(path(root, [cac("TenderingProcess"), cbc("ProcedureCode")])),
     contract: text(child(project, ...cbc("ProcurementTypeCode"))),
     legal_basis: text(child(root, ...cbc("RegulatoryDomain"))),
-  };
-  for (const [key, value] of Object.entries(found) as [keyof typeof found, string | null][]) {
-    if (value !== null) {
-      codes[key] = value;
-    }
-  }
-  return codes;
+  });
 }
 
 /**

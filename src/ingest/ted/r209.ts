@@ -1,4 +1,4 @@
-import type { SourceCodes } from "../../domain/vocabulary.ts";
+import { type SourceCodes, sourceCodesOf } from "../../domain/vocabulary.ts";
 import { zonedDateTimeToInstant } from "../../lib/dates.ts";
 import type { FieldError, NormalizedTender, NormalizeResult } from "../model.ts";
 import { mapCode } from "../vocabulary/map-code.ts";
@@ -202,18 +202,12 @@ function readSourceCodes(
   object: XmlElement | null,
   procedure: XmlElement | null,
 ): SourceCodes {
-  const codes: SourceCodes = { notice: form.name };
-  const found = {
+  return sourceCodesOf({
+    notice: form.name,
     procedure: procedure?.children.find((el) => el.ns === NS.r209 && el.name.startsWith("PT_"))?.name ?? null,
     contract: attr(child(object, ...ted("TYPE_CONTRACT")), "CTYPE"),
     legal_basis: attr(child(form, ...ted("LEGAL_BASIS")), "VALUE"),
-  };
-  for (const [key, value] of Object.entries(found) as [keyof typeof found, string | null][]) {
-    if (value !== null) {
-      codes[key] = value;
-    }
-  }
-  return codes;
+  });
 }
 
 /**
