@@ -32,6 +32,7 @@ const EXPECTED_TABLES = [
   "renewal_signals",
   "renewal_signals_dirty_pairs",
   "schema_migrations",
+  "search_row_quarters",
   "search_rows",
   "search_rows_pending",
   "search_rows_pending_tx",
@@ -122,6 +123,21 @@ describe(`migrate (${TEST_ENGINE})`, () => {
       { kind: "award", date: "2024-05-01", matches: true },
       { kind: "contract", date: "2024-06-01", matches: true },
       { kind: "tender", date: "2024-03-01", matches: true },
+    ]);
+    // 0025: the rows built before it carry their date terms and are counted per quarter.
+    const { rows: terms } = await handle.db.query<{ kind: string; year: boolean; quarter: boolean }>(
+      `SELECT kind, tsv @@ ('''~' || kind || '2024''')::tsquery AS year,
+              tsv @@ ('''~' || kind || '2024q' || extract(quarter FROM date) || '''')::tsquery AS quarter
+         FROM search_rows ORDER BY kind`,
+    );
+    expect(terms.every((r) => r.year && r.quarter)).toBe(true);
+    const { rows: counts } = await handle.db.query(
+      "SELECT kind, quarter::text, rows::int FROM search_row_quarters ORDER BY kind",
+    );
+    expect(counts).toEqual([
+      { kind: "award", quarter: "2024-04-01", rows: 1 },
+      { kind: "contract", quarter: "2024-04-01", rows: 1 },
+      { kind: "tender", quarter: "2024-01-01", rows: 1 },
     ]);
   });
 

@@ -1,4 +1,5 @@
 import type { Queryable } from "../client.ts";
+import { type DateProbe, newestDateSql, planDateProbe, probeAnswered, wordsMatchSql } from "./date-probe.ts";
 import { Params, spanishTsquery } from "./params.ts";
 import { SEARCH_WINDOW } from "./search.ts";
 
@@ -39,7 +40,12 @@ export interface TenderWindow {
  * The matching tenders as a materialized CTE named `mt` (id, date, buyer_id): the carried window when the scope
  * has one, else the newest SEARCH_WINDOW + 1 tender rows whose text matches or whose buyer is named.
  */
-function matchedTendersCte(scope: ResearchScope, params: Params): string {
+function matchedTendersCte(
+  scope: ResearchScope,
+  params: Params,
+  probe: DateProbe | null = null,
+  window: number = SEARCH_WINDOW,
+): string {
   if (scope.tenderWindow) {
     const { ids, dates, buyerIds } = scope.tenderWindow;
     return `mt AS MATERIALIZED (
@@ -50,7 +56,7 @@ function matchedTendersCte(scope: ResearchScope, params: Params): string {
   }
   const conditions: string[] = [];
   if (scope.q !== null) {
-    conditions.push(`s.tsv @@ ${spanishTsquery(params.add(scope.q))}`);
+    conditions.push(wordsMatchSql(spanishTsquery(params.add(scope.q)), probe, params));
   }
   if (scope.buyerIds.length > 0) {
     conditions.push(`s.buyer_id = ANY(${params.add(scope.buyerIds)}::bigint[])`);
@@ -61,7 +67,7 @@ function matchedTendersCte(scope: ResearchScope, params: Params): string {
          FROM search_rows s
         WHERE s.kind = 'tender' AND (${where})
         ORDER BY s.date DESC NULLS LAST, s.id DESC
-        LIMIT ${params.add(SEARCH_WINDOW + 1)}
+        LIMIT ${params.add(window + 1)}
      )`;
 }
 
@@ -91,27 +97,62 @@ function matchedAwardsCte(scope: ResearchScope, params: Params): string {
      )`;
 }
 
-/** The matching tenders, newest first (date, then id), at most SEARCH_WINDOW + 1 of them. */
-export async function matchedTenderWindow(db: Queryable, scope: ResearchScope): Promise<TenderWindow> {
+/**
+ * The matching tenders, newest first (date, then id), at most SEARCH_WINDOW + 1 of them. A topic with words
+ * first asks for the text matches of the newest years and quarters only (date-probe.ts; tenders of named buyers
+ * are read whole either way), and reads again without the probe when those did not hold the window. Tests compare
+ * both ways (`probe: false`), on a small corpus with a smaller window than SEARCH_WINDOW.
+ */
+export async function matchedTenderWindow(
+  db: Queryable,
+  scope: ResearchScope,
+  options: { probe?: boolean; window?: number } = {},
+): Promise<TenderWindow> {
+  const window = options.window ?? SEARCH_WINDOW;
+  if (options.probe !== false && scope.q !== null) {
+    const probe = await planDateProbe(db, "tender", scope.q, window + 1);
+    if (probe !== null) {
+      const answer = await tenderWindowStatement(db, scope, window, probe);
+      const lastDate = answer.window.dates.at(-1) ?? null;
+      const matched = answer.window.ids.length;
+      if (probeAnswered(probe, { matched, lastDate, newest: answer.newest }, window + 1)) {
+        return answer.window;
+      }
+    }
+  }
+  return (await tenderWindowStatement(db, scope, window, null)).window;
+}
+
+async function tenderWindowStatement(
+  db: Queryable,
+  scope: ResearchScope,
+  window: number,
+  probe: DateProbe | null,
+): Promise<{ window: TenderWindow; newest: string | null }> {
   const params = new Params();
-  const cte = matchedTendersCte({ ...scope, tenderWindow: undefined }, params);
+  const cte = matchedTendersCte({ ...scope, tenderWindow: undefined }, params, probe, window);
   const { rows } = await db.query<{
     ids: (number | string)[];
     dates: (string | null)[];
     buyers: (number | string | null)[];
+    newest: string | null;
   }>(
     `WITH ${cte}
      SELECT ARRAY(SELECT id FROM mt ORDER BY date DESC NULLS LAST, id DESC) AS ids,
             ARRAY(SELECT date::text FROM mt ORDER BY date DESC NULLS LAST, id DESC) AS dates,
-            ARRAY(SELECT buyer_id FROM mt ORDER BY date DESC NULLS LAST, id DESC) AS buyers`,
+            ARRAY(SELECT buyer_id FROM mt ORDER BY date DESC NULLS LAST, id DESC) AS buyers,
+            ${probe ? newestDateSql("'tender'") : "NULL"} AS newest`,
     params.values,
   );
   const row = rows[0];
   // node-postgres returns int8[] elements as strings.
   return {
-    ids: (row?.ids ?? []).map(Number),
-    dates: row?.dates ?? [],
-    buyerIds: (row?.buyers ?? []).map((b) => (b === null ? null : Number(b))),
+    window: {
+      ids: (row?.ids ?? []).map(Number),
+      dates: row?.dates ?? [],
+      buyerIds: (row?.buyers ?? []).map((b) => (b === null ? null : Number(b))),
+    },
+    newest: row?.newest ?? null,
   };
 }
 

@@ -1,4 +1,5 @@
 import type { Queryable } from "../client.ts";
+import { type DateProbe, newestDateSql, planDateProbe, probeAnswered, wordsMatchSql } from "./date-probe.ts";
 import { Params, spanishTsquery } from "./params.ts";
 
 /**
@@ -73,7 +74,11 @@ const KIND_LITERAL: Record<SearchKind, string> = {
 };
 
 /** The filters as conditions on `search_rows s`; the text query's expression when there is one. */
-function whereClause(filters: SearchFilters, params: Params): { where: string[]; query: string | null } {
+function whereClause(
+  filters: SearchFilters,
+  params: Params,
+  probe: DateProbe | null,
+): { where: string[]; query: string | null } {
   const kind = KIND_LITERAL[filters.kind];
   if (kind === undefined) {
     throw new Error(`unknown search kind: ${String(filters.kind)}`);
@@ -82,7 +87,7 @@ function whereClause(filters: SearchFilters, params: Params): { where: string[];
   let query: string | null = null;
   if (filters.q !== null) {
     query = spanishTsquery(params.add(filters.q));
-    where.push(`s.tsv @@ ${query}`);
+    where.push(wordsMatchSql(query, probe, params));
   }
   if (filters.cpvPrefix !== null) {
     where.push(`s.cpv_prefixes @> ARRAY[${params.add(filters.cpvPrefix)}]::text[]`);
@@ -117,31 +122,94 @@ function whereClause(filters: SearchFilters, params: Params): { where: string[];
  * SEARCH_WINDOW first matching rows in list order (date descending, unknown dates last, id descending).
  * Without a text query the page is a slice of the window in that order; with one, the window is ordered by
  * weighted text rank, then date, then id. A page beyond the window is empty.
+ *
+ * A search by words alone first asks for the matches of the newest years and quarters only (date-probe.ts): the
+ * same answer whenever those hold the window, and otherwise the plain statement answers. Tests compare both
+ * ways (`probe: false` skips the step) and, on a small corpus, with a smaller window than SEARCH_WINDOW.
  */
-export async function searchPage(db: Queryable, filters: SearchFilters): Promise<SearchPage> {
+export async function searchPage(
+  db: Queryable,
+  filters: SearchFilters,
+  options: { probe?: boolean; window?: number } = {},
+): Promise<SearchPage> {
+  const window = options.window ?? SEARCH_WINDOW;
+  if (options.probe !== false && filters.q !== null && wordsOnly(filters)) {
+    const probe = await planDateProbe(db, filters.kind, filters.q, window + 1);
+    if (probe !== null) {
+      const answer = await searchStatement(db, filters, window, probe);
+      if (probeAnswered(probe, answer, window + 1)) {
+        return { ids: answer.ids, matched: answer.matched };
+      }
+    }
+  }
+  const { ids, matched } = await searchStatement(db, filters, window, null);
+  return { ids, matched };
+}
+
+/**
+ * No filter but the words. With another filter the words' statistics do not size the probe (a CPV or a date
+ * range keeps an unknown share of the matches) and the planner already has a selective index to start from.
+ */
+function wordsOnly(filters: SearchFilters): boolean {
+  return (
+    filters.cpvPrefix === null &&
+    filters.buyerIds === null &&
+    filters.companyIds === null &&
+    filters.region === null &&
+    filters.from === null &&
+    filters.to === null
+  );
+}
+
+interface SearchAnswer extends SearchPage {
+  /** The date of the window's last row (list order); null when nothing matched or it has no date. */
+  lastDate: string | null;
+  /** With a probe: the kind's newest date, read in the same snapshot as the matches. */
+  newest: string | null;
+}
+
+async function searchStatement(
+  db: Queryable,
+  filters: SearchFilters,
+  window: number,
+  probe: DateProbe | null,
+): Promise<SearchAnswer> {
   const params = new Params();
-  const { where, query } = whereClause(filters, params);
+  const { where, query } = whereClause(filters, params, probe);
   const listOrder = "date DESC NULLS LAST, id DESC";
-  const { rows } = await db.query<SearchPage>(
+  const { rows } = await db.query<{
+    matched: number;
+    ids: (number | string)[];
+    last_date: string | null;
+    newest: string | null;
+  }>(
     `WITH matched AS MATERIALIZED (
        SELECT s.id, s.date${query ? ", s.tsv" : ""}
          FROM search_rows s
         WHERE ${where.join(" AND ")}
         ORDER BY s.date DESC NULLS LAST, s.id DESC
-        LIMIT ${params.add(SEARCH_WINDOW + 1)}
+        LIMIT ${params.add(window + 1)}
      ),
      addressable AS (
-       SELECT * FROM matched ORDER BY ${listOrder} LIMIT ${params.add(SEARCH_WINDOW)}
+       SELECT * FROM matched ORDER BY ${listOrder} LIMIT ${params.add(window)}
      )
      SELECT (SELECT count(*)::int FROM matched) AS matched,
             ARRAY(SELECT id FROM addressable
                    ORDER BY ${query ? `ts_rank(tsv, ${query}) DESC, ` : ""}${listOrder}
-                   LIMIT ${params.add(filters.limit)} OFFSET ${params.add(filters.offset)}) AS ids`,
+                   LIMIT ${params.add(filters.limit)} OFFSET ${params.add(filters.offset)}) AS ids,
+            ${
+              probe
+                ? `(SELECT date::text FROM matched ORDER BY date ASC NULLS FIRST, id ASC LIMIT 1) AS last_date,
+                   ${newestDateSql(KIND_LITERAL[filters.kind])} AS newest`
+                : "NULL AS last_date, NULL AS newest"
+            }`,
     params.values,
   );
   const row = rows[0];
   // An int8[] arrives as strings from `pg` (only scalar int8 is parsed as a number): read the ids as numbers.
-  return row ? { ids: row.ids.map(Number), matched: row.matched } : { ids: [], matched: 0 };
+  return row
+    ? { ids: row.ids.map(Number), matched: row.matched, lastDate: row.last_date, newest: row.newest }
+    : { ids: [], matched: 0, lastDate: null, newest: null };
 }
 
 /** The columns of a search row, per kind; `FROM` and joins included, `WHERE` left to the caller. */

@@ -1,0 +1,149 @@
+import type { Queryable } from "../client.ts";
+import type { Params } from "./params.ts";
+
+/**
+ * "Newest rows first" for text matches over `search_rows` (migration 0025, docs/search.md). Every search row's
+ * vector holds two terms naming its kind and the year and quarter of its date ('~award2026', '~award2026q2'). A
+ * word that matches tens of thousands of rows can then be asked of the GIN index together with the terms of the
+ * newest years and quarters only: `tsv @@ (words && ('~award2026' | '~award2025' | '~award2024q4'))`. That reads
+ * about the rows a search can keep (the newest 10,001) instead of every match. How far back to ask is sized from
+ * the rows per quarter (`search_row_quarters`, kept by triggers) and the share of rows holding each word (the
+ * planner's statistics, `pg_stats`). Sizing only decides how much is read: the caller checks the answer
+ * (`probeAnswered`) and asks again without a probe when the quarters held too few matches.
+ */
+
+export interface DateProbe {
+  /** The date terms as a tsquery text: whole years from the kind's newest down, then the oldest year's quarters. */
+  terms: string;
+  /** First day of the oldest quarter asked for: the probe finds every match dated on or after it. */
+  from: string;
+  /** The kind's newest date when the probe was planned (a row dated in a later year has no term in the probe). */
+  newest: string;
+}
+
+/** Ask for quarters expected to hold this many times the rows wanted: the word's share is from a sample. */
+const PROBE_MARGIN = 1.5;
+/**
+ * Above this share of rows holding the words, no probe: the plain statement walks the list order and meets the
+ * window's matches within a few rows per match, which is what a probe would read anyway.
+ */
+const PROBE_MAX_WORD_SHARE = 0.25;
+
+interface ProbeStats {
+  word_freqs: number[] | null;
+  quarters: string[] | null;
+  quarter_rows: (number | string)[] | null;
+  newest: string | null;
+}
+
+/**
+ * The newest quarters of `kind` expected to hold at least `wanted` rows matching the words of `q` (each word
+ * present, as plainto_tsquery asks), as year and quarter terms, or null when no probe is worth it: no statistics
+ * yet (a database never analysed, as PGlite is until someone runs ANALYZE), a word rare enough to be outside the
+ * statistics' common words (its matches are few: the plain read is cheap), words frequent enough for the plain
+ * read to find the window early, or fewer expected matches in all than the margin.
+ */
+export async function planDateProbe(
+  db: Queryable,
+  kind: "award" | "contract" | "tender",
+  q: string,
+  wanted: number,
+): Promise<DateProbe | null> {
+  const { rows } = await db.query<ProbeStats>(
+    `WITH stats AS (
+       SELECT most_common_elems::text::text[] AS elems, most_common_elem_freqs AS freqs
+         FROM pg_stats
+        WHERE schemaname = current_schema() AND tablename = 'search_rows' AND attname = 'tsv'
+     ),
+     elem AS (
+       SELECT u.elem, u.freq FROM stats, unnest(stats.elems, stats.freqs) AS u (elem, freq) WHERE u.elem IS NOT NULL
+     )
+     SELECT ARRAY(SELECT coalesce(e.freq, 0)::float8
+                    FROM unnest(tsvector_to_array(to_tsvector('spanish', immutable_unaccent($1)))) AS w (lexeme)
+                    LEFT JOIN elem e ON e.elem = w.lexeme) AS word_freqs,
+            ARRAY(SELECT quarter::text FROM search_row_quarters WHERE kind = $2 AND rows > 0
+                   ORDER BY quarter DESC) AS quarters,
+            ARRAY(SELECT rows FROM search_row_quarters WHERE kind = $2 AND rows > 0
+                   ORDER BY quarter DESC) AS quarter_rows,
+            ${newestDateSql("$2")} AS newest`,
+    [q, kind],
+  );
+  const stats = rows[0];
+  if (!stats?.word_freqs?.length || !stats.newest || !stats.quarters || !stats.quarter_rows) {
+    return null;
+  }
+  // Words are taken as independent: a phrase's words often come together, so this underestimates its matches
+  // and the probe asks for more quarters than needed (more rows read, never a wrong answer).
+  const wordShare = stats.word_freqs.reduce((product, freq) => product * freq, 1);
+  if (wordShare === 0 || wordShare > PROBE_MAX_WORD_SHARE) {
+    return null;
+  }
+  const needed = PROBE_MARGIN * wanted;
+  let expected = 0;
+  for (const [i, quarter] of stats.quarters.entries()) {
+    expected += Number(stats.quarter_rows[i]) * wordShare;
+    if (expected >= needed) {
+      if (quarter > stats.newest) {
+        return null; // The counts are ahead of the rows (a concurrent write): ask plainly.
+      }
+      return { terms: dateTerms(kind, quarter, stats.newest), from: quarter, newest: stats.newest };
+    }
+  }
+  return null;
+}
+
+/**
+ * The terms of every date from the first day of `from` (a quarter) through the end of `newest`'s year: whole years
+ * as year terms, the oldest year by its quarters unless it starts with the first.
+ */
+function dateTerms(kind: string, from: string, newest: string): string {
+  const firstYear = Number(from.slice(0, 4));
+  const firstQuarter = Math.floor((Number(from.slice(5, 7)) - 1) / 3) + 1;
+  const terms: string[] = [];
+  for (let year = Number(newest.slice(0, 4)); year > firstYear; year--) {
+    terms.push(`'~${kind}${year}'`);
+  }
+  if (firstQuarter === 1) {
+    terms.push(`'~${kind}${firstYear}'`);
+  } else {
+    for (let quarter = 4; quarter >= firstQuarter; quarter--) {
+      terms.push(`'~${kind}${firstYear}q${quarter}'`);
+    }
+  }
+  return terms.join(" | ");
+}
+
+/** `s.tsv` matching the words (a tsquery expression), asked of the probe's years and quarters when there is one. */
+export function wordsMatchSql(words: string, probe: DateProbe | null, params: Params): string {
+  return probe ? `s.tsv @@ (${words} && ${params.add(probe.terms)}::tsquery)` : `s.tsv @@ ${words}`;
+}
+
+/**
+ * The kind's newest date as a scalar subquery over `search_rows`, for a probed statement to read in the same
+ * snapshot as its matches (`probeAnswered` compares it with the planned newest). `kindSql` is a literal or a
+ * bound parameter.
+ */
+export function newestDateSql(kindSql: string): string {
+  return `(SELECT n.date::text FROM search_rows n WHERE n.kind = ${kindSql}
+            ORDER BY n.date DESC NULLS LAST, n.id DESC LIMIT 1)`;
+}
+
+/**
+ * Whether a probed answer is the answer: it holds `wanted` rows, its last row (in list order) is dated inside
+ * the quarters asked for, and no row of a later year than the planned newest appeared since. Rows matched
+ * otherwise than by the words (a buyer named like the topic) are read whole, so the last row's date is what
+ * proves that no match older than the probe's quarters could come before it.
+ */
+export function probeAnswered(
+  probe: DateProbe,
+  answer: { matched: number; lastDate: string | null; newest: string | null },
+  wanted: number,
+): boolean {
+  return (
+    answer.matched >= wanted &&
+    answer.lastDate !== null &&
+    answer.lastDate >= probe.from &&
+    // A row dated in a year after the planned newest has no term in the probe.
+    (answer.newest === null || answer.newest.slice(0, 4) <= probe.newest.slice(0, 4))
+  );
+}
