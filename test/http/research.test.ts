@@ -244,6 +244,35 @@ describe("POST /v1/research", () => {
     });
     expect((body.meta as { provenance: unknown[] }).provenance).toEqual([]);
   });
+
+  it("counts a company's award once when it matches by text and by the company's name; a lot without a CPV has its notice's division", async () => {
+    // Last in this group: it adds a tender the briefs above do not expect.
+    const zeta = await insertCompany(t.db, "Zeta Redes SA");
+    await t.db.query("INSERT INTO company_aliases (company_id, alias) VALUES ($1, 'Zeta Redes SA')", [zeta]);
+    const tender = await insertTender(t.db, {
+      sourceRef: "R4",
+      buyerId: h.b2,
+      title: "Servicio Zeta de redes",
+      cpvAll: ["48000000"],
+      publicationDate: "2024-06-01",
+    });
+    await insertContract(t.db, { tenderId: tender, winnerId: zeta, cpv: null, awardDate: "2024-07-01" });
+    const { body } = await research({ query: "zeta", limit: 10 });
+    const data = body.data as {
+      counts: Record<string, number | boolean>;
+      findings: { company_opportunities: unknown[] };
+    };
+    // The award is the text window's (R4 says "zeta") and the named company's: one award.
+    expect(data.counts).toMatchObject({ matching_awards: 1, companies_named: 1 });
+    expect(data.findings.company_opportunities).toEqual([
+      expect.objectContaining({
+        company: { id: zeta, name: "Zeta Redes SA" },
+        matching_awards: 1,
+        last_award_date: "2024-07-01",
+        cpv_divisions: ["48"],
+      }),
+    ]);
+  });
 });
 
 describe("bad input", () => {
