@@ -44,6 +44,8 @@ export interface AfterIngestSteps {
     written: number;
     removed: number;
     ms: number;
+    /** Its phases in ms (RecomputeSignalsResult.phases), when logged. */
+    phases?: Record<string, number>;
   } | null;
 }
 

@@ -25,6 +25,7 @@ function stepRecorder(log: Logger): { log: Logger; steps: AfterIngestSteps } {
           signals?: number;
           written?: number;
           removed?: number;
+          phases?: Record<string, number>;
         };
         if (event.msg === "company and buyer stats refreshed" && typeof event.ms === "number") {
           steps.statsMs = event.ms;
@@ -36,6 +37,7 @@ function stepRecorder(log: Logger): { log: Logger; steps: AfterIngestSteps } {
             written: event.written ?? 0,
             removed: event.removed ?? 0,
             ms: event.ms,
+            ...(event.phases ? { phases: event.phases } : {}),
           };
         } else if (event.level >= 40) {
           log.warn(event, event.msg ?? "ingest warning");

@@ -5,7 +5,8 @@ export interface ContractSeed {
   tenderId: number;
   lot?: string;
   winnerId: number | null;
-  cpv: string;
+  /** The lot's CPV; null: the tender's main CPV applies. */
+  cpv: string | null;
   awardDate?: string | null;
   startDate?: string | null;
   endDate?: string | null;

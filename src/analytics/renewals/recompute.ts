@@ -4,6 +4,7 @@ import {
   deleteAllSignals,
   deleteSignalsById,
   deleteSignalsEndedBefore,
+  disableJit,
   listBuyersWithTenders,
   loadBuyerEvidence,
   lockSignalRecompute,
@@ -35,6 +36,19 @@ export interface RecomputeSignalsResult {
   removed: number;
   full: boolean;
   ms: number;
+  /**
+   * Where the time went, in ms: reading the evidence, computing the signals, comparing them with the stored
+   * ones (incremental: their digests, and deleting those no longer derived), writing, the retention delete
+   * (incremental), and the rest (the lock, taking the marks, a full recompute's delete, the commit).
+   */
+  phases: {
+    evidence: number;
+    compute: number;
+    diff: number;
+    write: number;
+    retention: number;
+    other: number;
+  };
 }
 
 /**
@@ -75,9 +89,20 @@ export async function recomputeSignals({
 }): Promise<RecomputeSignalsResult> {
   const keepFrom = addDays(calendarDate(now()), -SIGNAL_RETENTION_DAYS);
   const started = performance.now();
+  const phases = { evidence: 0, compute: 0, diff: 0, write: 0, retention: 0, other: 0 };
+  let mark = started;
+  /** Adds the time since the previous call to a phase. */
+  const lap = (phase: keyof typeof phases) => {
+    const at = performance.now();
+    phases[phase] += at - mark;
+    mark = at;
+  };
   const counts = await db.transaction(async (tx) => {
     await lockSignalRecompute(tx);
     await allowRecomputeMemory(tx);
+    if (!full) {
+      await disableJit(tx);
+    }
     const dirty = await takeDirtySignalPairs(tx);
     const buyers = full ? await listBuyersWithTenders(tx) : dirty;
     if (full) {
@@ -87,10 +112,13 @@ export async function recomputeSignals({
     let computed = 0;
     let written = 0;
     for (let i = 0; i < buyers.length; i += BUYERS_PER_CHUNK) {
+      lap("other");
       const evidence = await loadBuyerEvidence(tx, buyers.slice(i, i + BUYERS_PER_CHUNK));
+      lap("evidence");
       const signals: ComputedSignal[] = evidence.flatMap((buyer) =>
         computeBuyerSignals(buyer, EXPIRY_WINDOWS, keepFrom),
       );
+      lap("compute");
       // Incremental: the same slice of pairs as the evidence's (`buyers` is `dirty`). Signals no longer derived
       // go; of the others only the new and changed are written, by digest (migration 0024).
       let changed = signals;
@@ -103,9 +131,11 @@ export async function recomputeSignals({
         );
         changed = signals.filter((s) => stored.get(s.id) !== signalContentHash(s));
       }
+      lap("diff");
       for (let j = 0; j < changed.length; j += SIGNALS_PER_INSERT) {
         await writeSignals(tx, changed.slice(j, j + SIGNALS_PER_INSERT), full ? "insert" : "upsert");
       }
+      lap("write");
       written += changed.length;
       computed += signals.length;
       progress?.report(
@@ -115,13 +145,28 @@ export async function recomputeSignals({
     }
     // Untouched buyers' signals age too: the same retention applies to every row, so an incremental step leaves
     // the table a full recompute would.
+    lap("other");
     if (!full) {
       await deleteSignalsEndedBefore(tx, keepFrom);
     }
+    lap("retention");
     const pairs = full ? null : dirty.reduce((sum, buyer) => sum + buyer.divisions.length, 0);
     return { buyers: buyers.length, pairs, signals: computed, written, removed };
   });
-  const result: RecomputeSignalsResult = { ...counts, full, ms: Math.round(performance.now() - started) };
+  lap("other"); // the commit
+  const result: RecomputeSignalsResult = {
+    ...counts,
+    full,
+    ms: Math.round(performance.now() - started),
+    phases: {
+      evidence: Math.round(phases.evidence),
+      compute: Math.round(phases.compute),
+      diff: Math.round(phases.diff),
+      write: Math.round(phases.write),
+      retention: Math.round(phases.retention),
+      other: Math.round(phases.other),
+    },
+  };
   log.info(result, "renewal signals recomputed");
   return result;
 }

@@ -94,6 +94,22 @@ export function cpvDivision(cpv: string | null): string | null {
   return cpv && /^\d{8}/.test(cpv) ? cpv.slice(0, 2) : null;
 }
 
+/**
+ * A tender's CPV divisions, ascending and distinct: the first two characters of every code that starts with two
+ * digits. The same as the SQL function `cpv_divisions` (migration 0021) with which the triggers mark a tender's
+ * pairs dirty (test/analytics/renewals-evidence.test.ts compares them); computed here because the SQL function
+ * costs a few microseconds per row (a subquery per call), which the evidence reads paid for every tender.
+ */
+export function tenderDivisions(cpvAll: readonly (string | null)[]): string[] {
+  const divisions = new Set<string>();
+  for (const code of cpvAll) {
+    if (code !== null && /^[0-9]{2}/.test(code)) {
+      divisions.add(code.slice(0, 2));
+    }
+  }
+  return [...divisions].sort();
+}
+
 /** Index of the first tender of the (date-ordered) list published strictly after `date`. */
 function firstPublishedAfter(list: readonly TenderEvidence[], date: string): number {
   let lo = 0;
