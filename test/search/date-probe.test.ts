@@ -1,6 +1,11 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Queryable } from "../../src/db/client.ts";
-import { type DateProbe, planDateProbe, probeAnswered } from "../../src/db/queries/date-probe.ts";
+import {
+  type DateProbe,
+  planDateProbes,
+  probeAnswered,
+  probeShares,
+} from "../../src/db/queries/date-probe.ts";
 import { matchedTenderWindow, type ResearchScope } from "../../src/db/queries/research.ts";
 import { type SearchFilters, type SearchKind, searchPage } from "../../src/db/queries/search.ts";
 import { useTestDb } from "../helpers/db.ts";
@@ -40,7 +45,7 @@ beforeAll(async () => {
   // - old, g = 1..2,000: one a day from 2018-01-01 to 2023-06-23 (about 91 a quarter), buyer A;
   // - new, g = 2,001..4,000: ten a day from 2024-03-01 to 2024-09-16 (2024 Q1 310, Q2 910, Q3 780), buyer B.
   // Every text says "plataforma"; "ciberseguridad" every fifth (g % 5 = 0); "mantenimiento" only the oldest
-  // 700 (to 2019-12-01); "soporte" every third new one.
+  // 700 (to 2019-12-01); "soporte" every third new one; "gestión documental" 7 in 20 (g % 20 < 7).
   const { rows } = await t.db.query<{ id: number }>(
     `INSERT INTO buyers (name, name_norm) VALUES ('Ayuntamiento Antiguo', 'ayuntamiento antiguo'),
                                                  ('Consejería Nueva', 'consejeria nueva') RETURNING id`,
@@ -53,7 +58,8 @@ beforeAll(async () => {
             'Contrato de la plataforma'
               || CASE WHEN g % 5 = 0 THEN ' de ciberseguridad' ELSE '' END
               || CASE WHEN g <= 700 THEN ' con mantenimiento' ELSE '' END
-              || CASE WHEN g > 2000 AND g % 3 = 0 THEN ' y soporte' ELSE '' END,
+              || CASE WHEN g > 2000 AND g % 3 = 0 THEN ' y soporte' ELSE '' END
+              || CASE WHEN g % 20 < 7 THEN ' con gestión documental' ELSE '' END,
             CASE WHEN g <= 2000 THEN date '2018-01-01' + (g - 1) ELSE date '2024-03-01' + (g - 2001) / 10 END,
             ARRAY['72000000'], 'ES300', CASE WHEN g <= 2000 THEN $1::bigint ELSE $2::bigint END, now(), 'h' || g
        FROM generate_series(1, 4000) AS g`,
@@ -112,19 +118,25 @@ describe("search reads the newest rows first for a word of middling frequency", 
     // 2024 Q3 780 x 0.2 = 156, Q2 182 (338), Q1 62 (400), then the old quarters at about 18 each: 2023 Q2 16.8,
     // Q1 18 (434.8), 2022 Q4..Q1 18.4 + 18.4 + 18.2 + 18 (507.8), 2021 the same (580.8), 2020 Q4 18.4 (599.2),
     // 2020 Q3 18.4 (617.6): at least 601.5, so from 2020-07-01: whole years 2024 to 2021, then 2020's Q4 and Q3.
-    const probe = await planDateProbe(t.db, "tender", "ciberseguridad", WINDOW + 1);
-    expect(probe).toEqual({
-      terms:
-        "'~tender2024' | '~tender2023' | '~tender2022' | '~tender2021' | '~tender2020q4' | '~tender2020q3'",
-      from: "2020-07-01",
-      newest: "2024-09-16",
-    });
+    expect(await planDateProbes(t.db, "tender", "ciberseguridad", WINDOW + 1)).toEqual([
+      {
+        terms:
+          "'~tender2024' | '~tender2023' | '~tender2022' | '~tender2021' | '~tender2020q4' | '~tender2020q3'",
+        from: "2020-07-01",
+        newest: "2024-09-16",
+      },
+    ]);
     // "plataforma" is in every text: the plain read meets the window in its first rows.
-    expect(await planDateProbe(t.db, "tender", "plataforma", WINDOW + 1)).toBeNull();
+    expect(await planDateProbes(t.db, "tender", "plataforma", WINDOW + 1)).toEqual([]);
     // A word nowhere in the statistics is rare: no probe.
-    expect(await planDateProbe(t.db, "tender", "ascensores", WINDOW + 1)).toBeNull();
+    expect(await planDateProbes(t.db, "tender", "ascensores", WINDOW + 1)).toEqual([]);
     // Under 601.5 expected matches in all: no probe (the full window is not worth sizing).
-    expect(await planDateProbe(t.db, "tender", "ciberseguridad", 600)).toBeNull();
+    expect(await planDateProbes(t.db, "tender", "ciberseguridad", 600)).toEqual([]);
+    // "gestión documental": two words always together, each in 35 % of the texts. Taken as independent (share
+    // 0.1225) they are expected 490 times among the 4,000 tender rows, under 601.5: no probe at that share. As
+    // words that come together (sqrt(0.35 x 0.1225) = 0.207, 828 expected) they are worth one.
+    const together = await planDateProbes(t.db, "tender", "gestión documental", WINDOW + 1);
+    expect(together).toHaveLength(1);
   });
 
   it("answers every page exactly as the plain statement does, through the probe or after it", async () => {
@@ -139,6 +151,7 @@ describe("search reads the newest rows first for a word of middling frequency", 
       // matches and the old quarters back to 2019 Q3 the rest of 601.5. From 2019-07-01 they hold 154
       // (tenders 547 to 700): the plain statement answers.
       ["tender", "mantenimiento", "fallback"],
+      ["tender", "gestión documental", "probe"],
       ["tender", "plataforma", "plain"],
     ];
     for (const [kind, q, path] of cases) {
@@ -181,6 +194,19 @@ describe("search reads the newest rows first for a word of middling frequency", 
       expect(probed, `${q} ${buyers.join(",")}`).toEqual(plain);
       expect(probed.ids).toHaveLength(WINDOW + 1);
     }
+  });
+
+  it("sizes a phrase first as words that come together, then as independent words", () => {
+    expect(probeShares([0.2])).toEqual([0.2]);
+    // "mantenimiento de software" at a million awards: 0.242 and 0.132; it matches 0.057 of the rows.
+    const [together, independent] = probeShares([0.242, 0.132]);
+    expect(independent).toBeCloseTo(0.0319, 4);
+    expect(together).toBeCloseTo(Math.sqrt(0.132 * 0.242 * 0.132), 6); // 0.065
+    // A word in every row changes nothing: one share.
+    expect(probeShares([0.167, 1])).toEqual([0.167]);
+    // A word outside the statistics (share 0): rare, no probe.
+    expect(probeShares([0.3, 0])).toEqual([]);
+    expect(probeShares([])).toEqual([]);
   });
 
   it("accepts a probed answer only when it proves it holds the newest rows", () => {

@@ -1,5 +1,5 @@
 import type { Queryable } from "../client.ts";
-import { type DateProbe, newestDateSql, planDateProbe, probeAnswered, wordsMatchSql } from "./date-probe.ts";
+import { type DateProbe, newestDateSql, planDateProbes, probeAnswered, wordsMatchSql } from "./date-probe.ts";
 import { Params, spanishTsquery } from "./params.ts";
 import { SEARCH_WINDOW } from "./search.ts";
 
@@ -118,8 +118,7 @@ export async function matchedTenderWindow(
 ): Promise<TenderWindow> {
   const window = options.window ?? SEARCH_WINDOW;
   if (options.probe !== false && scope.q !== null) {
-    const probe = await planDateProbe(db, "tender", scope.q, window + 1);
-    if (probe !== null) {
+    for (const probe of await planDateProbes(db, "tender", scope.q, window + 1)) {
       const answer = await tenderWindowStatement(db, scope, window, probe);
       const lastDate = answer.window.dates.at(-1) ?? null;
       const matched = answer.window.ids.length;

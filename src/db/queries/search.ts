@@ -1,5 +1,5 @@
 import type { Queryable } from "../client.ts";
-import { type DateProbe, newestDateSql, planDateProbe, probeAnswered, wordsMatchSql } from "./date-probe.ts";
+import { type DateProbe, newestDateSql, planDateProbes, probeAnswered, wordsMatchSql } from "./date-probe.ts";
 import { Params, spanishTsquery } from "./params.ts";
 
 /**
@@ -134,8 +134,7 @@ export async function searchPage(
 ): Promise<SearchPage> {
   const window = options.window ?? SEARCH_WINDOW;
   if (options.probe !== false && filters.q !== null && wordsOnly(filters)) {
-    const probe = await planDateProbe(db, filters.kind, filters.q, window + 1);
-    if (probe !== null) {
+    for (const probe of await planDateProbes(db, filters.kind, filters.q, window + 1)) {
       const answer = await searchStatement(db, filters, window, probe);
       if (probeAnswered(probe, answer, window + 1)) {
         return { ids: answer.ids, matched: answer.matched };
