@@ -224,6 +224,8 @@ describe("search reads the newest rows first for a word of middling frequency", 
     expect(probeAnswered(probe, { ...full, lastDate: null }, WINDOW + 1)).toBe(false);
     // A row of a later year appeared after planning: the probe has no term for it.
     expect(probeAnswered(probe, { ...full, newest: "2025-01-01" }, WINDOW + 1)).toBe(false);
+    // A date whose year has five digits (bad data) compares wrongly as text: never accepted.
+    expect(probeAnswered(probe, { ...full, newest: "12024-01-01" }, WINDOW + 1)).toBe(false);
     // Later, but in the newest year planned: its year's term is in the probe.
     expect(probeAnswered(probe, { ...full, newest: "2024-12-31" }, WINDOW + 1)).toBe(true);
   });

@@ -29,6 +29,12 @@ const PROBE_MARGIN = 1.5;
  */
 const PROBE_MAX_WORD_SHARE = 0.25;
 
+/**
+ * A date with a four-digit year: terms, bounds and comparisons below read the year as its first four characters
+ * and compare dates as text. A newest row dated otherwise (a year past 9999, a BC date: bad data) means no probe.
+ */
+const FOUR_DIGIT_DATE = /^\d{4}-\d{2}-\d{2}$/;
+
 interface ProbeStats {
   word_freqs: number[] | null;
   quarters: string[] | null;
@@ -90,6 +96,9 @@ export async function planDateProbes(
   );
   const stats = rows[0];
   if (!stats?.word_freqs?.length || !stats.newest || !stats.quarters || !stats.quarter_rows) {
+    return [];
+  }
+  if (!FOUR_DIGIT_DATE.test(stats.newest)) {
     return [];
   }
   const { newest, quarters, quarter_rows: quarterRows } = stats;
@@ -167,6 +176,7 @@ export function probeAnswered(
     answer.lastDate !== null &&
     answer.lastDate >= probe.from &&
     // A row dated in a year after the planned newest has no term in the probe.
-    (answer.newest === null || answer.newest.slice(0, 4) <= probe.newest.slice(0, 4))
+    (answer.newest === null ||
+      (FOUR_DIGIT_DATE.test(answer.newest) && answer.newest.slice(0, 4) <= probe.newest.slice(0, 4)))
   );
 }
