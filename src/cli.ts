@@ -22,7 +22,6 @@ import { systemClock } from "./lib/clock.ts";
 import { parseIsoDate } from "./lib/dates.ts";
 import { createLogger } from "./lib/logger.ts";
 import { stderrProgress } from "./lib/progress.ts";
-import { runFromEnvironment } from "./server.ts";
 
 /**
  * `npm run cli -- <command>`. Each command parses its own flags and prints one JSON line of results on stdout;
@@ -80,6 +79,9 @@ function sourceFlag(args: string[]): string {
 async function run(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
   if (command === "serve") {
+    // Imported here, not at the top: the server's modules (payments, MCP, OpenAPI) take about a second to load,
+    // which every other command would pay for nothing.
+    const { runFromEnvironment } = await import("./server.ts");
     await runFromEnvironment(process.env);
     return;
   }

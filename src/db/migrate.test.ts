@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { createEmptyDb, type TestDatabase } from "../../test/helpers/db.ts";
+import { createEmptyDb, createTestDb, type TestDatabase } from "../../test/helpers/db.ts";
 import { TEST_ENGINE } from "../../test/helpers/engines.ts";
 import { createPgDb } from "./client.ts";
 import { loadMigrations, migrate } from "./migrate.ts";
@@ -142,8 +142,7 @@ describe(`migrate (${TEST_ENGINE})`, () => {
   });
 
   it("indexes Spanish full text over unaccented title and description, and CPV prefixes", async () => {
-    handle = await createEmptyDb();
-    await migrate(handle.db);
+    handle = await createTestDb(); // the run's template: migrated by this same code in the global setup
     await handle.db.query(
       `INSERT INTO tenders (source, source_ref, title, description, cpv_all, upstream_updated, raw_hash)
        VALUES ('placsp', 'ref-1', 'Servicios de ciberseguridad para TELEFÓNICA', 'Mantenimiento evolutivo', $1, now(), 'h')`,

@@ -14,12 +14,12 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { createPgliteDb } from "../../src/db/client.ts";
 import { DataDirLockedError, lockDataDir } from "../../src/db/data-dir-lock.ts";
-import { migrate } from "../../src/db/migrate.ts";
 import { insertTender } from "../helpers/factories.ts";
 import { LIFECYCLE } from "../helpers/placsp.ts";
 import { runEntry, type Spawned, spawnEntry, waitForListening } from "../helpers/process.ts";
+import { seedDataDir } from "../helpers/server-db.ts";
 
-// PGlite's own behaviour, whichever engine the rest of the suite runs on.
+// PGlite's own behaviour: the PostgreSQL pass leaves this file out (vitest.config.ts, ENGINE_FREE).
 const scratch = mkdtempSync(join(tmpdir(), "pi-lock-"));
 const dir = (name: string) => join(scratch, name);
 
@@ -90,8 +90,8 @@ describe("a second process on a served data directory", () => {
 
   it("fails at once with one line naming the holder, and the server keeps its data", async () => {
     mkdirSync(importDir, { recursive: true });
+    await seedDataDir(dataDir);
     const db = await createPgliteDb({ dataDir });
-    await migrate(db);
     await insertTender(db, {
       sourceRef: "kept",
       title: "Servicio de ciberseguridad",

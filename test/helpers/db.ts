@@ -39,7 +39,7 @@ export async function createTestDb(): Promise<TestDatabase> {
 export async function createEmptyDb(): Promise<TestDatabase> {
   const template = inject("template");
   if (template.engine === "pglite") {
-    const db = await createPgliteDb();
+    const db = await createPgliteDb({ loadDataDir: new Blob([await readFile(template.emptyImagePath)]) });
     return { db, destroy: () => db.close() };
   }
   const name = `${template.templateDb.replace("pi_tpl_", "pi_t_")}_${process.pid}_empty${counter++}`;

@@ -1,4 +1,4 @@
-import { writeFile } from "node:fs/promises";
+import { rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
@@ -16,7 +16,7 @@ import { TEST_DATABASE_URL, withDatabase } from "./engines.ts";
 declare module "vitest" {
   export interface ProvidedContext {
     template:
-      | { engine: "pglite"; imagePath: string }
+      | { engine: "pglite"; imagePath: string; emptyImagePath: string }
       | { engine: "postgres"; adminUrl: string; templateDb: string };
   }
 }
@@ -38,13 +38,18 @@ export async function setup(project: TestProject): Promise<void> {
     cleanup = () => dropRunDatabases(TEST_DATABASE_URL ?? "", RUN_ID);
     return;
   }
+  // Two images: the migrated template, and a freshly initialised database for the migration tests. Both are
+  // plain tarballs: a test file loads one in 1.1 s (gzipped: 1.3 s; initdb alone: 2.6 s).
   const db = await createPgliteDb();
+  const emptyImagePath = join(tmpdir(), `pi-empty-${RUN_ID}.tar`);
+  await writeFile(emptyImagePath, Buffer.from(await (await db.dumpImage({ gzip: false })).arrayBuffer()));
   await migrate(db);
-  const image = await db.dumpImage();
+  const imagePath = join(tmpdir(), `pi-template-${RUN_ID}.tar`);
+  await writeFile(imagePath, Buffer.from(await (await db.dumpImage({ gzip: false })).arrayBuffer()));
   await db.close();
-  const imagePath = join(tmpdir(), `pi-template-${RUN_ID}.tar.gz`);
-  await writeFile(imagePath, Buffer.from(await image.arrayBuffer()));
-  project.provide("template", { engine: "pglite", imagePath });
+  project.provide("template", { engine: "pglite", imagePath, emptyImagePath });
+  cleanup = () =>
+    Promise.all([rm(imagePath, { force: true }), rm(emptyImagePath, { force: true })]).then(() => {});
 }
 
 export async function teardown(): Promise<void> {

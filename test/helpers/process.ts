@@ -1,8 +1,50 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 /** The repository root: spawned processes run from here, as `npm start` would. */
 export const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
+
+/** Modification times (ms) of every file under `dir`, recursively; empty when it does not exist. */
+function fileTimes(dir: string, keep: (name: string) => boolean): number[] {
+  let entries: import("node:fs").Dirent[];
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+  return entries.flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) {
+      return fileTimes(path, keep);
+    }
+    return keep(entry.name) ? [statSync(path).mtimeMs] : [];
+  });
+}
+
+let buildIsCurrent: boolean | undefined;
+
+/**
+ * Whether `dist/` (`npm run build`) was written after the last change to any source file it is built from. CI
+ * builds right before the tests, so its spawned processes run exactly what `npm start` runs, and start in half
+ * the CPU time of the TypeScript loader (about 0.6 s less per command, 0.9 s per server on a 2-core machine).
+ * After an edit without a build, the sources run through tsx instead: a test never runs stale code.
+ */
+function useBuild(): boolean {
+  if (buildIsCurrent === undefined) {
+    const built = fileTimes(join(REPO_ROOT, "dist"), () => true);
+    const sources = fileTimes(join(REPO_ROOT, "src"), (name) => !name.endsWith(".test.ts"));
+    buildIsCurrent = built.length > 0 && sources.length > 0 && Math.max(...sources) < Math.min(...built);
+  }
+  return buildIsCurrent;
+}
+
+/** The node arguments that run an entry point under src/: its compiled twin when the build is current. */
+function entryArgs(entry: string): string[] {
+  const compiled = entry.replace(/^src\//, "dist/").replace(/\.ts$/, ".js");
+  return useBuild() && compiled !== entry ? [compiled] : ["--import", "tsx", entry];
+}
 
 export interface Spawned {
   child: ChildProcess;
@@ -11,9 +53,12 @@ export interface Spawned {
   exited: Promise<number | null>;
 }
 
-/** Runs a TypeScript entry point of the project (through tsx) with exactly the given environment. */
+/**
+ * Runs an entry point of the project (`src/….ts`: compiled when the build is current, else through tsx) with
+ * exactly the given environment.
+ */
 export function spawnEntry(entry: string, args: string[], env: Record<string, string>): Spawned {
-  const child = spawn(process.execPath, ["--import", "tsx", entry, ...args], {
+  const child = spawn(process.execPath, [...entryArgs(entry), ...args], {
     cwd: REPO_ROOT,
     env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", ...env },
     stdio: ["ignore", "pipe", "pipe"],
