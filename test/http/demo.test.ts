@@ -4,6 +4,7 @@ import { refreshSourceCoverage } from "../../src/db/queries/demo.ts";
 import { createLogger } from "../../src/lib/logger.ts";
 import { buildTestApp, getJson } from "../helpers/app.ts";
 import { useTestDb } from "../helpers/db.ts";
+import { insertTender } from "../helpers/factories.ts";
 import { seedRenewalHistory } from "../helpers/renewal-history.ts";
 
 const t = useTestDb();
@@ -138,5 +139,21 @@ describe("GET /v1/demo", () => {
     const second = await demo("2025-02-01T08:00:00Z");
     const strip = (b: Record<string, unknown>) => ({ ...b, meta: { ...(b.meta as object), request_id: "" } });
     expect(JSON.stringify(strip(second.body))).toBe(JSON.stringify(strip(first.body)));
+  });
+
+  it("samples only a tender that search shows: newer ones linked, tombstoned or undated are passed over", async () => {
+    const newer = (source: string, sourceRef: string, publicationDate: string | null) =>
+      insertTender(t.db, { source, sourceRef, title: `Newer ${sourceRef}`, publicationDate });
+    // L1 (2025-01-25) is linked to its TED twin (2025-01-22): search shows the twin only.
+    const twin = await newer("ted", "L1", "2025-01-22");
+    const linked = await newer("placsp", "L1", "2025-01-25");
+    await t.db.query("UPDATE tenders SET linked_to = $1 WHERE id = $2", [twin, linked]);
+    const annulled = await newer("placsp", "D1", "2025-01-28");
+    await t.db.query("UPDATE tenders SET deleted_at = now(), deletion_reason = 'ANULADA' WHERE id = $1", [
+      annulled,
+    ]);
+    await newer("placsp", "U1", null);
+    const data = (await demo("2025-02-01T08:00:00Z")).body.data as DemoBody;
+    expect(data.tender).toMatchObject({ source: "ted", source_ref: "L1", published_at: "2025-01-22" });
   });
 });
