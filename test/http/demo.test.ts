@@ -142,7 +142,7 @@ describe("GET /v1/demo", () => {
   });
 
   it("samples only a tender that search shows: newer ones linked, tombstoned or undated are passed over", async () => {
-    const newer = (source: string, sourceRef: string, publicationDate: string | null) =>
+    const newer = (source: "placsp" | "ted", sourceRef: string, publicationDate: string | null) =>
       insertTender(t.db, { source, sourceRef, title: `Newer ${sourceRef}`, publicationDate });
     // L1 (2025-01-25) is linked to its TED twin (2025-01-22): search shows the twin only.
     const twin = await newer("ted", "L1", "2025-01-22");
