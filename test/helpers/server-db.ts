@@ -21,15 +21,14 @@ export interface ServerDatabase {
 }
 
 export async function createServerDatabase(): Promise<ServerDatabase> {
-  const handle = await createTestDb();
-  if (handle.url) {
+  if (inject("template").engine === "postgres") {
+    const handle = await createTestDb();
     return {
-      env: { DATABASE_URL: handle.url },
+      env: { DATABASE_URL: handle.url ?? "" },
       withDb: (fn) => fn(handle.db),
       destroy: () => handle.destroy(),
     };
   }
-  await handle.destroy();
   const dataDir = mkdtempSync(join(tmpdir(), "pi-e2e-"));
   await seedDataDir(dataDir);
   return {
