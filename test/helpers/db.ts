@@ -13,12 +13,23 @@ export interface TestDatabase {
 
 let counter = 0;
 
+/**
+ * One of the run's PGlite images (global-setup.ts): the migrated template, or a just-initialised database. Only
+ * when the suite runs on PGlite.
+ */
+export async function pgliteImage(which: "migrated" | "empty"): Promise<Blob> {
+  const template = inject("template");
+  if (template.engine !== "pglite") {
+    throw new Error("the run's PGlite images exist only when the suite runs on PGlite");
+  }
+  return new Blob([await readFile(which === "migrated" ? template.imagePath : template.emptyImagePath)]);
+}
+
 /** A fresh database holding the migrated schema and nothing else. */
 export async function createTestDb(): Promise<TestDatabase> {
   const template = inject("template");
   if (template.engine === "pglite") {
-    const image = new Blob([await readFile(template.imagePath)]);
-    const db = await createPgliteDb({ loadDataDir: image });
+    const db = await createPgliteDb({ loadDataDir: await pgliteImage("migrated") });
     return { db, destroy: () => db.close() };
   }
   const name = `${template.templateDb.replace("pi_tpl_", "pi_t_")}_${process.pid}_${counter++}`;
@@ -39,7 +50,7 @@ export async function createTestDb(): Promise<TestDatabase> {
 export async function createEmptyDb(): Promise<TestDatabase> {
   const template = inject("template");
   if (template.engine === "pglite") {
-    const db = await createPgliteDb({ loadDataDir: new Blob([await readFile(template.emptyImagePath)]) });
+    const db = await createPgliteDb({ loadDataDir: await pgliteImage("empty") });
     return { db, destroy: () => db.close() };
   }
   const name = `${template.templateDb.replace("pi_tpl_", "pi_t_")}_${process.pid}_empty${counter++}`;

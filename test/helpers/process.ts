@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { readdirSync, statSync } from "node:fs";
+import { type Dirent, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -8,7 +8,7 @@ export const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
 /** Modification times (ms) of every file under `dir`, recursively; empty when it does not exist. */
 function fileTimes(dir: string, keep: (name: string) => boolean): number[] {
-  let entries: import("node:fs").Dirent[];
+  let entries: Dirent[];
   try {
     entries = readdirSync(dir, { withFileTypes: true });
   } catch {

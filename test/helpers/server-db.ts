@@ -1,11 +1,10 @@
 import { mkdtempSync } from "node:fs";
-import { readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { inject } from "vitest";
 import { createPgliteDb, type Db } from "../../src/db/client.ts";
 import { migrate } from "../../src/db/migrate.ts";
-import { createTestDb } from "./db.ts";
+import { createTestDb, pgliteImage } from "./db.ts";
 
 /**
  * A database a spawned process can open: on PostgreSQL this file's own database (by URL); on PGlite a data
@@ -48,10 +47,6 @@ export async function createServerDatabase(): Promise<ServerDatabase> {
 
 /** Fills an empty PGlite data directory with the run's migrated template (PGlite runs only), and closes it. */
 export async function seedDataDir(dataDir: string): Promise<void> {
-  const template = inject("template");
-  if (template.engine !== "pglite") {
-    throw new Error("seedDataDir: the template is a PGlite image only when the suite runs on PGlite");
-  }
-  const db = await createPgliteDb({ dataDir, loadDataDir: new Blob([await readFile(template.imagePath)]) });
+  const db = await createPgliteDb({ dataDir, loadDataDir: await pgliteImage("migrated") });
   await db.close();
 }
