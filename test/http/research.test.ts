@@ -245,7 +245,7 @@ describe("POST /v1/research", () => {
     expect((body.meta as { provenance: unknown[] }).provenance).toEqual([]);
   });
 
-  it("counts a company's award once when it matches by text and by the company's name; a lot without a CPV has its notice's division", async () => {
+  it("counts a company's award once when it matches by text and by the company's name; a lot without a CPV has its notice's division, a lot with one its own", async () => {
     // Last in this group: it adds a tender the briefs above do not expect.
     const zeta = await insertCompany(t.db, "Zeta Redes SA");
     await t.db.query("INSERT INTO company_aliases (company_id, alias) VALUES ($1, 'Zeta Redes SA')", [zeta]);
@@ -257,19 +257,35 @@ describe("POST /v1/research", () => {
       publicationDate: "2024-06-01",
     });
     await insertContract(t.db, { tenderId: tender, winnerId: zeta, cpv: null, awardDate: "2024-07-01" });
+    // A win that only the company's name finds (its notice does not say "zeta"), with a CPV of its own: its
+    // division is the award's (30), not its notice's (72).
+    const unnamed = await insertTender(t.db, {
+      sourceRef: "R5",
+      buyerId: h.b2,
+      title: "Suministro de equipos",
+      cpvAll: ["72000000"],
+      publicationDate: "2024-02-01",
+    });
+    await insertContract(t.db, {
+      tenderId: unnamed,
+      winnerId: zeta,
+      cpv: "30200000",
+      awardDate: "2024-03-01",
+    });
     const { body } = await research({ query: "zeta", limit: 10 });
     const data = body.data as {
       counts: Record<string, number | boolean>;
       findings: { company_opportunities: unknown[] };
     };
-    // The award is the text window's (R4 says "zeta") and the named company's: one award.
-    expect(data.counts).toMatchObject({ matching_awards: 1, companies_named: 1 });
+    // R4's award is the text window's (R4 says "zeta") and the named company's: counted once; R5's is the named
+    // company's only.
+    expect(data.counts).toMatchObject({ matching_awards: 2, companies_named: 1 });
     expect(data.findings.company_opportunities).toEqual([
       expect.objectContaining({
         company: { id: zeta, name: "Zeta Redes SA" },
-        matching_awards: 1,
+        matching_awards: 2,
         last_award_date: "2024-07-01",
-        cpv_divisions: ["48"],
+        cpv_divisions: ["30", "48"],
       }),
     ]);
   });
