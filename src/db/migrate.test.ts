@@ -36,6 +36,7 @@ const EXPECTED_TABLES = [
   "search_rows",
   "search_rows_pending",
   "search_rows_pending_tx",
+  "search_tender_winners",
   "source_coverage",
   "stats_dirty",
   "tender_links",
@@ -111,8 +112,9 @@ describe(`migrate (${TEST_ENGINE})`, () => {
     await handle.db.exec(
       `INSERT INTO tenders (source, source_ref, title, publication_date, upstream_updated, raw_hash)
        VALUES ('placsp', 'old-1', 'Servicio de ciberseguridad', '2024-03-01', now(), 'h');
-       INSERT INTO awards (tender_id, award_key, source, award_date, contract_signed, start_date)
-       SELECT id, 'k', 'placsp', '2024-05-01', true, '2024-06-01' FROM tenders;`,
+       INSERT INTO companies (name, name_norm) VALUES ('Acme SL', 'acme sl');
+       INSERT INTO awards (tender_id, award_key, source, award_date, contract_signed, start_date, winner_company_id)
+       SELECT t.id, 'k', 'placsp', '2024-05-01', true, '2024-06-01', c.id FROM tenders t, companies c;`,
     );
     await migrate(handle.db);
     const { rows } = await handle.db.query<{ kind: string; date: string; matches: boolean }>(
@@ -139,6 +141,12 @@ describe(`migrate (${TEST_ENGINE})`, () => {
       { kind: "contract", quarter: "2024-04-01", rows: 1 },
       { kind: "tender", quarter: "2024-01-01", rows: 1 },
     ]);
+    // 0026: the tender row's winner is listed, dated as the row.
+    const { rows: winners } = await handle.db.query(
+      `SELECT w.date::text AS date, w.tender_id = t.id AS tender, w.company_id = c.id AS company
+         FROM search_tender_winners w, tenders t, companies c`,
+    );
+    expect(winners).toEqual([{ date: "2024-03-01", tender: true, company: true }]);
   });
 
   it("indexes Spanish full text over unaccented title and description, and CPV prefixes", async () => {

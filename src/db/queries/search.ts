@@ -73,17 +73,21 @@ const KIND_LITERAL: Record<SearchKind, string> = {
   tender: "'tender'",
 };
 
-/** The filters as conditions on `search_rows s`; the text query's expression when there is one. */
+/**
+ * The filters as conditions on `search_rows s`; the text query's expression when there is one. `kind: false` leaves
+ * the kind out, for a relation that holds one kind only (`search_tender_winners`, whose rows are dated like `s`).
+ */
 function whereClause(
   filters: SearchFilters,
   params: Params,
   probe: DateProbe | null,
+  options: { kind: boolean } = { kind: true },
 ): { where: string[]; query: string | null } {
   const kind = KIND_LITERAL[filters.kind];
   if (kind === undefined) {
     throw new Error(`unknown search kind: ${String(filters.kind)}`);
   }
-  const where = [`s.kind = ${kind}`];
+  const where = options.kind ? [`s.kind = ${kind}`] : [];
   let query: string | null = null;
   if (filters.q !== null) {
     query = spanishTsquery(params.add(filters.q));
@@ -213,49 +217,67 @@ async function searchStatement(
  * of the `matched` CTE.
  *
  * Named parties alone (a buyer or company fragment, dates allowed) are read party by party: each party's newest
- * `count` rows from its (kind, party, date, id) index, then merged. A fragment's few parties thus cost at most
- * `count` index entries each instead of every row of theirs and a sort: the biggest buyer's fragment (2 buyers,
- * 52,000 award rows) 17 ms against 31 ms, and 83–116 ms when PostgreSQL gave the whole read to parallel workers.
+ * `count` rows from its (party, date, id) index, then merged. A fragment's few parties thus cost at most `count`
+ * index entries each instead of every row of theirs and a sort: the biggest buyer's fragment (2 buyers, 52,000
+ * award rows) 17 ms against 31 ms, and 83–116 ms when PostgreSQL gave the whole read to parallel workers.
  */
 function matchedRows(filters: SearchFilters, params: Params, probe: DateProbe | null, count: number): string {
   const byParty = partyRead(filters);
-  const { where, query } = whereClause(byParty ? byParty.rest : filters, params, probe);
-  const columns = `s.id, s.date${query ? `, ts_rank(s.tsv, ${query}) AS rank` : ""}`;
-  const limit = params.add(count);
   if (byParty) {
-    return `SELECT x.* FROM unnest(${params.add(byParty.ids)}::bigint[]) AS p (id)
+    const { where } = whereClause(byParty.rest, params, null, { kind: byParty.relation === "search_rows" });
+    const n = params.add(count);
+    // A tender won by two of the named companies is in both lists: kept once.
+    const merged = byParty.relation === "search_rows" ? "x.id, x.date" : "DISTINCT x.id, x.date";
+    return `SELECT ${merged} FROM unnest(${params.add(byParty.ids)}::bigint[]) AS p (id)
               CROSS JOIN LATERAL (
-                SELECT ${columns} FROM search_rows s
+                SELECT s.${byParty.idColumn} AS id, s.date FROM ${byParty.relation} s
                  WHERE ${[...where, `s.${byParty.column} = p.id`].join(" AND ")}
-                 ORDER BY s.date DESC NULLS LAST, s.id DESC
-                 LIMIT ${limit}) AS x
+                 ORDER BY s.date DESC NULLS LAST, s.${byParty.idColumn} DESC
+                 LIMIT ${n}) AS x
              ORDER BY x.date DESC NULLS LAST, x.id DESC
-             LIMIT ${limit}`;
+             LIMIT ${n}`;
   }
+  const { where, query } = whereClause(filters, params, probe);
+  const columns = `s.id, s.date${query ? `, ts_rank(s.tsv, ${query}) AS rank` : ""}`;
   return `SELECT ${columns}
             FROM search_rows s
            WHERE ${where.join(" AND ")}
            ORDER BY s.date DESC NULLS LAST, s.id DESC
-           LIMIT ${limit}`;
+           LIMIT ${params.add(count)}`;
+}
+
+interface PartyRead {
+  /** Where each party's rows are listed in list order: the search rows, or a tender row's winners (0026). */
+  relation: "search_rows" | "search_tender_winners";
+  column: "buyer_id" | "company_id";
+  idColumn: "id" | "tender_id";
+  ids: number[];
+  rest: SearchFilters;
 }
 
 /**
- * When the filters are one list of named parties with an index in list order per party (buyers; companies on
- * award and contract rows, not the tender rows' winner arrays), dates at most: the parties (each once) and the
- * other filters.
+ * When the filters are one list of named parties (buyers; companies, on tender rows through the winners
+ * relation), dates at most: where to read each party's rows, the parties (each once) and the other filters.
  */
-function partyRead(
-  filters: SearchFilters,
-): { column: "buyer_id" | "company_id"; ids: number[]; rest: SearchFilters } | null {
+function partyRead(filters: SearchFilters): PartyRead | null {
   if (filters.q !== null || filters.cpvPrefix !== null || filters.region !== null) {
     return null;
   }
   if (filters.buyerIds !== null && filters.companyIds === null) {
-    return { column: "buyer_id", ids: [...new Set(filters.buyerIds)], rest: { ...filters, buyerIds: null } };
-  }
-  if (filters.companyIds !== null && filters.buyerIds === null && filters.kind !== "tender") {
     return {
+      relation: "search_rows",
+      column: "buyer_id",
+      idColumn: "id",
+      ids: [...new Set(filters.buyerIds)],
+      rest: { ...filters, buyerIds: null },
+    };
+  }
+  if (filters.companyIds !== null && filters.buyerIds === null) {
+    const tender = filters.kind === "tender";
+    return {
+      relation: tender ? "search_tender_winners" : "search_rows",
       column: "company_id",
+      idColumn: tender ? "tender_id" : "id",
       ids: [...new Set(filters.companyIds)],
       rest: { ...filters, companyIds: null },
     };
