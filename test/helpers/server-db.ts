@@ -22,8 +22,12 @@ export interface ServerDatabase {
 export async function createServerDatabase(): Promise<ServerDatabase> {
   if (inject("template").engine === "postgres") {
     const handle = await createTestDb();
+    if (!handle.url) {
+      // An empty DATABASE_URL would make the spawned server open PGlite instead, and the test pass on the wrong engine.
+      throw new Error("createServerDatabase: the PostgreSQL test database has no URL");
+    }
     return {
-      env: { DATABASE_URL: handle.url ?? "" },
+      env: { DATABASE_URL: handle.url },
       withDb: (fn) => fn(handle.db),
       destroy: () => handle.destroy(),
     };
