@@ -149,6 +149,44 @@ describe(`migrate (${TEST_ENGINE})`, () => {
     expect(winners).toEqual([{ date: "2024-03-01", tender: true, company: true }]);
   });
 
+  it("fills the opportunity profile of the company aggregates that exist before it (0027)", async () => {
+    handle = await createEmptyDb();
+    const migrations = loadMigrations();
+    const before = migrations.findIndex((m) => m.name === "company_opportunity_profile");
+    expect(before).toBeGreaterThan(0);
+    await migrate(handle.db, migrations.slice(0, before));
+    // Acme's awards: buyers Dos and Uno (listed by id: Uno, Dos); CPVs 72212000-2 (twice) and 48000000, listed as
+    // 8 digits; values 100 EUR, 300 EUR, a 900 EUR ceiling and 500 USD, so the median of the counted values
+    // (100, 300) is 200. The superseded award (buyer Tres, CPV 30000000) counts for nothing.
+    await handle.db.exec(
+      `INSERT INTO buyers (name, name_norm) VALUES ('Uno', 'uno'), ('Dos', 'dos'), ('Tres', 'tres');
+       INSERT INTO companies (name, name_norm) VALUES ('Acme SL', 'acme sl');
+       INSERT INTO tenders (source, source_ref, title, upstream_updated, raw_hash)
+       VALUES ('placsp', 'old-1', 'Servicio', now(), 'h');
+       INSERT INTO awards (tender_id, award_key, source, winner_company_id, buyer_id, cpv, value, currency,
+                           value_is_ceiling, superseded)
+       SELECT t.id, v.k, 'placsp', c.id, b.id, v.cpv, v.value, v.currency, v.ceiling, v.superseded
+         FROM tenders t, companies c,
+              (VALUES ('a', 'Dos', '72212000-2', 100, 'EUR', false, false),
+                      ('b', 'Uno', '72212000-2', 300, 'EUR', false, false),
+                      ('c', 'Dos', '48000000', 900, 'EUR', true, false),
+                      ('d', 'Uno', NULL, 500, 'USD', false, false),
+                      ('e', 'Tres', '30000000', 1, 'EUR', false, true)) AS v (k, buyer, cpv, value, currency,
+                                                                         ceiling, superseded)
+         JOIN buyers b ON b.name = v.buyer;
+       INSERT INTO company_stats (company_id, wins, ceilings_excluded, top_cpvs, top_buyers)
+       SELECT id, 4, 1, '[]', '[]' FROM companies;`,
+    );
+    await migrate(handle.db);
+    const { rows } = await handle.db.query(
+      `SELECT (SELECT array_agg(b.name ORDER BY u.n) FROM unnest(s.profile_buyers) WITH ORDINALITY AS u (id, n)
+                JOIN buyers b ON b.id = u.id) AS buyers,
+              s.profile_cpvs AS cpvs, s.profile_median_value AS median
+         FROM company_stats s`,
+    );
+    expect(rows).toEqual([{ buyers: ["Uno", "Dos"], cpvs: ["48000000", "72212000"], median: 200 }]);
+  });
+
   it("indexes Spanish full text over unaccented title and description, and CPV prefixes", async () => {
     handle = await createTestDb(); // the run's template: migrated by this same code in the global setup
     await handle.db.query(

@@ -1,6 +1,7 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { refreshStats } from "../../src/analytics/refresh-stats.ts";
 import type { Db } from "../../src/db/client.ts";
+import { readLiveOpportunityProfile, readOpportunityProfile } from "../../src/db/queries/opportunities.ts";
 import { listCompanyAwards } from "../../src/domain/companies/list-company-awards.ts";
 import { ingestPlacsp } from "../../src/ingest/placsp/ingest-placsp.ts";
 import { createLogger } from "../../src/lib/logger.ts";
@@ -31,7 +32,8 @@ function entry(n: number, winner: typeof S1, value: number, extra: Partial<Craft
 /** The aggregates without their refresh times, in a total order: equal dumps, equal aggregates. */
 async function statsDump(db: Db): Promise<unknown[]> {
   const companies = await db.query(
-    `SELECT company_id, wins, total_value, ceilings_excluded, non_eur_excluded, top_cpvs, top_buyers
+    `SELECT company_id, wins, total_value, ceilings_excluded, non_eur_excluded, top_cpvs, top_buyers,
+            profile_buyers, profile_cpvs, profile_median_value
        FROM company_stats ORDER BY company_id`,
   );
   const buyers = await db.query(
@@ -164,5 +166,79 @@ describe("refreshStats", () => {
       full: true,
     });
     expect(await statsDump(t.db)).toEqual(incremental);
+  });
+
+  it("serves each company's opportunity profile from its aggregates only while they are current", async () => {
+    const OTHER = { name: "Ayuntamiento de Otro" };
+    // The real notices, and S1's awards: buyers BUYER and OTHER, CPVs 72000000 and 48000000, EUR values 1000,
+    // 3000 and 2000 (median 2000). S2: one award of 5000.
+    await ingestPlacsp(
+      { db: t.db, log, now: () => new Date() },
+      {
+        source: PLACSP_FIXTURES,
+        feed: null,
+        since: null,
+        maxPages: null,
+        batchSize: 500,
+        http: { userAgent: "test", timeoutMs: 1000, retries: 0, baseDelayMs: 1, maxDelayMs: 1 },
+      },
+    );
+    await ingestPage(t.db, {
+      xml: craftedPage([
+        entry(1, S1, 1000),
+        entry(2, S1, 3000, { buyer: OTHER, cpv: "48000000" }),
+        entry(3, S1, 2000),
+        entry(4, S2, 5000),
+      ]),
+    });
+    await refreshStats({ db: t.db, log });
+    const companyId = async (nif: string) =>
+      Number(
+        (await t.db.query<{ id: number }>("SELECT id FROM companies WHERE nif = $1", [nif])).rows[0]?.id,
+      );
+    const s1 = await companyId(S1.nif);
+    const s2 = await companyId(S2.nif);
+    const buyerIds = (
+      await t.db.query<{ id: number }>("SELECT id FROM buyers WHERE name = ANY($1) ORDER BY id", [
+        [BUYER.name, OTHER.name],
+      ])
+    ).rows.map((r) => Number(r.id));
+
+    // Every company with aggregates (the real notices' winners too): its stored profile is the live one.
+    const { rows: stored } = await t.db.query<{
+      company_id: number;
+      buyers: number[];
+      cpvs: string[];
+      median_value: number | null;
+    }>(
+      `SELECT company_id, profile_buyers AS buyers, profile_cpvs AS cpvs, profile_median_value AS median_value
+         FROM company_stats ORDER BY company_id`,
+    );
+    expect(stored.length).toBeGreaterThanOrEqual(4);
+    for (const row of stored) {
+      const live = await readLiveOpportunityProfile(t.db, Number(row.company_id));
+      expect({ ...row, company_id: undefined, buyers: row.buyers.map(Number) }).toEqual({
+        ...live,
+        company_id: undefined,
+      });
+      expect(await readOpportunityProfile(t.db, Number(row.company_id))).toEqual(live);
+    }
+    expect(await readOpportunityProfile(t.db, s1)).toEqual({
+      buyers: buyerIds,
+      cpvs: ["48000000", "72000000"],
+      median_value: 2000,
+    });
+
+    // A new award of S1 not yet refreshed: the profile is read live (values 1000, 2000, 3000, 10000: 2500).
+    await ingestPage(t.db, { xml: craftedPage([entry(5, S1, 10000)]) });
+    expect(await readOpportunityProfile(t.db, s1)).toMatchObject({ median_value: 2500 });
+    await refreshStats({ db: t.db, log });
+    expect(await readOpportunityProfile(t.db, s1)).toMatchObject({ median_value: 2500 });
+
+    // S1 a member of a joint venture (here S2 stands for one): its profile adds the venture's award (5000), which
+    // its own aggregates do not hold, so it is read live: 1000, 2000, 3000, 5000, 10000 gives 3000.
+    await t.db.query("INSERT INTO company_members (group_id, member_id) VALUES ($1, $2)", [s2, s1]);
+    expect(await readOpportunityProfile(t.db, s1)).toMatchObject({ median_value: 3000 });
+    expect(await readOpportunityProfile(t.db, s2)).toMatchObject({ median_value: 5000 });
   });
 });

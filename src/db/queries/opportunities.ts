@@ -17,16 +17,48 @@ export interface OpportunityProfileRow {
 /**
  * The award history a company's opportunities are matched against; undefined when there is no such company.
  * The history is the company's own awards plus the awards of every joint venture (UTE) it is a member of: a
- * member did that work too. The winner ids are gathered into an array first so that the awards are read with
- * one index scan per id (an `IN (subquery)` may be planned as a hashed sequential scan of every award), and
- * `awards_winner_profile_idx` (migration 0017) covers every column read, so the scans are index-only. The
- * awards are first hashed into distinct (buyer, CPV) pairs (a few hundred for a winner of tens of thousands of
- * awards), and buyers and CPVs are taken from those: on a 23,572-award winner this halved the time of
- * de-duplicating every award twice. The median is a second index-only scan (a sort of the values). Values
- * follow the aggregates' spend rule (docs/decisions.md, Company aggregates): EUR only, framework ceilings
- * left out.
+ * member did that work too. Values follow the aggregates' spend rule (docs/decisions.md, Company aggregates):
+ * EUR only, framework ceilings left out.
+ *
+ * The profile stored with the company's aggregates (company_stats, migration 0027) answers when it is current:
+ * the company has a row, no change to its awards is pending a refresh (stats_dirty; aggregates and marks
+ * change in one transaction, so one statement sees them consistent) and it belongs to no joint venture (its row
+ * holds its own awards only). Otherwise the profile is read live (`readLiveOpportunityProfile`). Both are
+ * computed with the same rules; a test compares them for every company of a loaded database.
  */
 export async function readOpportunityProfile(
+  db: Queryable,
+  companyId: number,
+): Promise<OpportunityProfileRow | undefined> {
+  const { rows } = await db.query<OpportunityProfileRow & { current: boolean }>(
+    `SELECT s.profile_buyers AS buyers, s.profile_cpvs AS cpvs, s.profile_median_value AS median_value,
+            (s.profile_buyers IS NOT NULL
+             AND NOT EXISTS (SELECT 1 FROM stats_dirty d WHERE d.kind = 'company' AND d.id = c.id)
+             AND NOT EXISTS (SELECT 1 FROM company_members m WHERE m.member_id = c.id)) AS current
+       FROM companies c
+       LEFT JOIN company_stats s ON s.company_id = c.id
+      WHERE c.id = $1`,
+    [companyId],
+  );
+  const stored = rows[0];
+  if (!stored) {
+    return undefined;
+  }
+  if (stored.current) {
+    return { buyers: stored.buyers.map(Number), cpvs: stored.cpvs, median_value: stored.median_value };
+  }
+  return readLiveOpportunityProfile(db, companyId);
+}
+
+/**
+ * The profile read from the awards themselves. The winner ids are gathered into an array first so that the awards
+ * are read with one index scan per id (an `IN (subquery)` may be planned as a hashed sequential scan of every
+ * award), and `awards_winner_profile_idx` (migration 0017) covers every column read, so the scans are index-only.
+ * The awards are first hashed into distinct (buyer, CPV) pairs (a few hundred for a winner of tens of thousands of
+ * awards), and buyers and CPVs are taken from those: on a 23,572-award winner this halved the time of
+ * de-duplicating every award twice. The median is a second index-only scan (a sort of the values).
+ */
+export async function readLiveOpportunityProfile(
   db: Queryable,
   companyId: number,
 ): Promise<OpportunityProfileRow | undefined> {
@@ -52,7 +84,9 @@ export async function readOpportunityProfile(
       WHERE c.id = $1`,
     [companyId],
   );
-  return rows[0];
+  const row = rows[0];
+  // An int8[] arrives as strings from `pg` (only scalar int8 is parsed as a number).
+  return row ? { ...row, buyers: row.buyers.map(Number) } : undefined;
 }
 
 /** What a tender is matched on, prepared by the domain from the profile. */

@@ -62,8 +62,23 @@ export async function recomputeCompanyStats(db: Queryable, target: StatsTarget):
      totals AS (
        SELECT company_id, count(*)::int AS wins, sum(spend) AS total_value,
               count(*) FILTER (WHERE ceiling)::int AS ceilings_excluded,
-              count(*) FILTER (WHERE non_eur)::int AS non_eur_excluded
+              count(*) FILTER (WHERE non_eur)::int AS non_eur_excluded,
+              percentile_cont(0.5) WITHIN GROUP (ORDER BY spend::float8) AS median_value
          FROM won
+        GROUP BY company_id
+     ),
+     -- The opportunity profile's lists (migration 0027), from the distinct (buyer, CPV) pairs as the live
+     -- profile read takes them (readOpportunityProfile).
+     pairs AS (
+       SELECT company_id, buyer_id, cpv FROM won GROUP BY company_id, buyer_id, cpv
+     ),
+     profile_lists AS (
+       SELECT company_id,
+              coalesce(array_agg(DISTINCT buyer_id ORDER BY buyer_id) FILTER (WHERE buyer_id IS NOT NULL), '{}')
+                AS buyers,
+              coalesce(array_agg(DISTINCT left(cpv, 8) COLLATE "C" ORDER BY left(cpv, 8) COLLATE "C")
+                         FILTER (WHERE cpv ~ '^[0-9]{8}'), '{}') AS cpvs
+         FROM pairs
         GROUP BY company_id
      ),
      by_cpv AS (
@@ -99,10 +114,11 @@ export async function recomputeCompanyStats(db: Queryable, target: StatsTarget):
         GROUP BY company_id
      )
      INSERT INTO company_stats (company_id, wins, total_value, ceilings_excluded, non_eur_excluded, top_cpvs,
-                                top_buyers, refreshed_at)
+                                top_buyers, profile_buyers, profile_cpvs, profile_median_value, refreshed_at)
      SELECT t.company_id, t.wins, t.total_value, t.ceilings_excluded, t.non_eur_excluded,
-            coalesce(c.list, '[]'::jsonb), coalesce(b.list, '[]'::jsonb), now()
+            coalesce(c.list, '[]'::jsonb), coalesce(b.list, '[]'::jsonb), p.buyers, p.cpvs, t.median_value, now()
        FROM totals t
+       JOIN profile_lists p ON p.company_id = t.company_id
        LEFT JOIN top_cpvs c ON c.company_id = t.company_id
        LEFT JOIN top_buyers b ON b.company_id = t.company_id`,
     params,
