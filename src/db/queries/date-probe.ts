@@ -1,4 +1,5 @@
 import type { Queryable } from "../client.ts";
+import { TSV_ELEM_STATS } from "./indexed-words.ts";
 import type { Params } from "./params.ts";
 
 /**
@@ -76,14 +77,7 @@ export async function planDateProbes(
   wanted: number,
 ): Promise<DateProbe[]> {
   const { rows } = await db.query<ProbeStats>(
-    `WITH stats AS (
-       SELECT most_common_elems::text::text[] AS elems, most_common_elem_freqs AS freqs
-         FROM pg_stats
-        WHERE schemaname = current_schema() AND tablename = 'search_rows' AND attname = 'tsv'
-     ),
-     elem AS (
-       SELECT u.elem, u.freq FROM stats, unnest(stats.elems, stats.freqs) AS u (elem, freq) WHERE u.elem IS NOT NULL
-     )
+    `WITH ${TSV_ELEM_STATS}
      SELECT ARRAY(SELECT coalesce(e.freq, 0)::float8
                     FROM unnest(tsvector_to_array(to_tsvector('spanish', immutable_unaccent($1)))) AS w (lexeme)
                     LEFT JOIN elem e ON e.elem = w.lexeme) AS word_freqs,
@@ -145,9 +139,20 @@ function dateTerms(kind: string, from: string, newest: string): string {
   return terms.join(" | ");
 }
 
-/** `s.tsv` matching the words (a tsquery expression), asked of the probe's years and quarters when there is one. */
-export function wordsMatchSql(words: string, probe: DateProbe | null, params: Params): string {
-  return probe ? `s.tsv @@ (${words} && ${params.add(probe.terms)}::tsquery)` : `s.tsv @@ ${words}`;
+/**
+ * `s.tsv` matching the words (a tsquery expression), asked of the probe's years and quarters when there is one.
+ * With `indexed` (a tsquery text of some of the words, indexed-words.ts) the index is asked for those words only and
+ * the whole query is tested on the rows it finds, through the function behind `@@`, which no index serves.
+ */
+export function wordsMatchSql(
+  words: string,
+  probe: DateProbe | null,
+  params: Params,
+  indexed: string | null = null,
+): string {
+  const asked = indexed === null ? words : `${params.add(indexed)}::tsquery`;
+  const match = probe ? `s.tsv @@ (${asked} && ${params.add(probe.terms)}::tsquery)` : `s.tsv @@ ${asked}`;
+  return indexed === null ? match : `${match} AND ts_match_vq(s.tsv, ${words})`;
 }
 
 /**

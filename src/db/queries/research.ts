@@ -1,5 +1,6 @@
 import type { Queryable } from "../client.ts";
 import { type DateProbe, newestDateSql, planDateProbes, probeAnswered, wordsMatchSql } from "./date-probe.ts";
+import { indexedWords, mayHaveManyWords } from "./indexed-words.ts";
 import { Params, spanishTsquery } from "./params.ts";
 import { SEARCH_WINDOW } from "./search.ts";
 
@@ -61,6 +62,7 @@ function matchedTendersCte(
   use: WindowUse = {},
   probe: DateProbe | null = null,
   window: number = SEARCH_WINDOW,
+  indexed: string | null = null,
 ): string {
   if (scope.tenderWindow) {
     const rows = windowRows(scope.tenderWindow, use);
@@ -77,7 +79,7 @@ function matchedTendersCte(
   }
   const conditions: string[] = [];
   if (scope.q !== null) {
-    conditions.push(wordsMatchSql(spanishTsquery(params.add(scope.q)), probe, params));
+    conditions.push(`(${wordsMatchSql(spanishTsquery(params.add(scope.q)), probe, params, indexed)})`);
   }
   if (scope.buyerIds.length > 0) {
     conditions.push(`s.buyer_id = ANY(${params.add(scope.buyerIds)}::bigint[])`);
@@ -148,17 +150,22 @@ function matchedAwardsCte(scope: ResearchScope, params: Params): string {
  * The matching tenders, newest first (date, then id), at most SEARCH_WINDOW + 1 of them. A topic with words
  * first asks for the text matches of the newest years and quarters only (date-probe.ts; tenders of named buyers
  * are read whole either way), and reads again without the probe when those did not hold the window. Tests compare
- * both ways (`probe: false`), on a small corpus with a smaller window than SEARCH_WINDOW.
+ * both ways (`probe: false`), on a small corpus with a smaller window than SEARCH_WINDOW. A topic of many words asks
+ * the index for its rarest words only, as search does (indexed-words.ts; `indexedWords: false` asks for all).
  */
 export async function matchedTenderWindow(
   db: Queryable,
   scope: ResearchScope,
-  options: { probe?: boolean; window?: number } = {},
+  options: { probe?: boolean; window?: number; indexedWords?: boolean } = {},
 ): Promise<TenderWindow> {
   const window = options.window ?? SEARCH_WINDOW;
+  const indexed =
+    options.indexedWords !== false && scope.q !== null && mayHaveManyWords(scope.q)
+      ? await indexedWords(db, scope.q)
+      : null;
   if (options.probe !== false && scope.q !== null) {
     for (const probe of await planDateProbes(db, "tender", scope.q, window + 1)) {
-      const answer = await tenderWindowStatement(db, scope, window, probe);
+      const answer = await tenderWindowStatement(db, scope, window, probe, indexed);
       const lastDate = answer.window.dates.at(-1) ?? null;
       const matched = answer.window.ids.length;
       if (probeAnswered(probe, { matched, lastDate, newest: answer.newest }, window + 1)) {
@@ -166,7 +173,7 @@ export async function matchedTenderWindow(
       }
     }
   }
-  return (await tenderWindowStatement(db, scope, window, null)).window;
+  return (await tenderWindowStatement(db, scope, window, null, indexed)).window;
 }
 
 async function tenderWindowStatement(
@@ -174,9 +181,10 @@ async function tenderWindowStatement(
   scope: ResearchScope,
   window: number,
   probe: DateProbe | null,
+  indexed: string | null,
 ): Promise<{ window: TenderWindow; newest: string | null }> {
   const params = new Params();
-  const cte = matchedTendersCte({ ...scope, tenderWindow: undefined }, params, {}, probe, window);
+  const cte = matchedTendersCte({ ...scope, tenderWindow: undefined }, params, {}, probe, window, indexed);
   const { rows } = await db.query<{
     ids: (number | string)[] | null;
     dates: (string | null)[] | null;

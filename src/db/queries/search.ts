@@ -1,5 +1,6 @@
 import type { Queryable } from "../client.ts";
 import { type DateProbe, newestDateSql, planDateProbes, probeAnswered, wordsMatchSql } from "./date-probe.ts";
+import { indexedWords, mayHaveManyWords } from "./indexed-words.ts";
 import { Params, spanishTsquery } from "./params.ts";
 
 /**
@@ -81,7 +82,7 @@ function whereClause(
   filters: SearchFilters,
   params: Params,
   probe: DateProbe | null,
-  options: { kind: boolean } = { kind: true },
+  options: { kind: boolean; indexed?: string | null } = { kind: true },
 ): { where: string[]; query: string | null } {
   const kind = KIND_LITERAL[filters.kind];
   if (kind === undefined) {
@@ -91,7 +92,7 @@ function whereClause(
   let query: string | null = null;
   if (filters.q !== null) {
     query = spanishTsquery(params.add(filters.q));
-    where.push(wordsMatchSql(query, probe, params));
+    where.push(wordsMatchSql(query, probe, params, options.indexed ?? null));
   }
   if (filters.cpvPrefix !== null) {
     where.push(`s.cpv_prefixes @> ARRAY[${params.add(filters.cpvPrefix)}]::text[]`);
@@ -130,22 +131,29 @@ function whereClause(
  * A search by words alone first asks for the matches of the newest years and quarters only (date-probe.ts): the
  * same answer whenever those hold the window, and otherwise the plain statement answers. Tests compare both
  * ways (`probe: false` skips the step) and, on a small corpus, with a smaller window than SEARCH_WINDOW.
+ *
+ * A query of more words than MAX_INDEXED_WORDS asks the index for its rarest words only and tests the rest on the
+ * rows found (indexed-words.ts); tests compare that with the whole query asked of the index (`indexedWords: false`).
  */
 export async function searchPage(
   db: Queryable,
   filters: SearchFilters,
-  options: { probe?: boolean; window?: number } = {},
+  options: { probe?: boolean; window?: number; indexedWords?: boolean } = {},
 ): Promise<SearchPage> {
   const window = options.window ?? SEARCH_WINDOW;
+  const indexed =
+    options.indexedWords !== false && filters.q !== null && mayHaveManyWords(filters.q)
+      ? await indexedWords(db, filters.q)
+      : null;
   if (options.probe !== false && filters.q !== null && wordsOnly(filters)) {
     for (const probe of await planDateProbes(db, filters.kind, filters.q, window + 1)) {
-      const answer = await searchStatement(db, filters, window, probe);
+      const answer = await searchStatement(db, filters, window, probe, indexed);
       if (probeAnswered(probe, answer, window + 1)) {
         return { ids: answer.ids, matched: answer.matched };
       }
     }
   }
-  const { ids, matched } = await searchStatement(db, filters, window, null);
+  const { ids, matched } = await searchStatement(db, filters, window, null, indexed);
   return { ids, matched };
 }
 
@@ -176,6 +184,7 @@ async function searchStatement(
   filters: SearchFilters,
   window: number,
   probe: DateProbe | null,
+  indexed: string | null,
 ): Promise<SearchAnswer> {
   const params = new Params();
   const listOrder = "date DESC NULLS LAST, id DESC";
@@ -189,7 +198,7 @@ async function searchStatement(
     // materialized window and the second sort cost twice the read itself (a probed word at 1M awards: 204 ms
     // with the vectors carried, 68 ms with the rank, in one session, alternating). It is computed for every
     // row read (a probe reads ~1.5 rows per row kept; the list-order walk stops at the window).
-    `WITH matched AS MATERIALIZED (${matchedRows(filters, params, probe, window + 1)}),
+    `WITH matched AS MATERIALIZED (${matchedRows(filters, params, probe, indexed, window + 1)}),
      addressable AS (
        SELECT * FROM matched ORDER BY ${listOrder} LIMIT ${params.add(window)}
      )
@@ -199,7 +208,7 @@ async function searchStatement(
                    LIMIT ${params.add(filters.limit)} OFFSET ${params.add(filters.offset)}) AS ids,
             ${
               probe
-                ? `(SELECT date::text FROM matched ORDER BY date ASC NULLS FIRST, id ASC LIMIT 1) AS last_date,
+                ? `(SELECT m.date FROM matched m ORDER BY m.date ASC NULLS FIRST, m.id ASC LIMIT 1)::text AS last_date,
                    ${newestDateSql(KIND_LITERAL[filters.kind])} AS newest`
                 : "NULL AS last_date, NULL AS newest"
             }`,
@@ -221,7 +230,13 @@ async function searchStatement(
  * index entries each instead of every row of theirs and a sort: the biggest buyer's fragment (2 buyers, 52,000
  * award rows) 17 ms against 31 ms, and 83–116 ms when PostgreSQL gave the whole read to parallel workers.
  */
-function matchedRows(filters: SearchFilters, params: Params, probe: DateProbe | null, count: number): string {
+function matchedRows(
+  filters: SearchFilters,
+  params: Params,
+  probe: DateProbe | null,
+  indexed: string | null,
+  count: number,
+): string {
   const byParty = partyRead(filters);
   if (byParty) {
     const { where } = whereClause(byParty.rest, params, null, { kind: byParty.relation === "search_rows" });
@@ -237,7 +252,7 @@ function matchedRows(filters: SearchFilters, params: Params, probe: DateProbe | 
              ORDER BY x.date DESC NULLS LAST, x.id DESC
              LIMIT ${n}`;
   }
-  const { where, query } = whereClause(filters, params, probe);
+  const { where, query } = whereClause(filters, params, probe, { kind: true, indexed });
   const columns = `s.id, s.date${query ? `, ts_rank(s.tsv, ${query}) AS rank` : ""}`;
   return `SELECT ${columns}
             FROM search_rows s
