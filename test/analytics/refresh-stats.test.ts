@@ -63,19 +63,24 @@ async function wins(db: Db, nif: string): Promise<number | null> {
   return rows[0]?.wins ?? null;
 }
 
+/** A whole ingest run over the real PLACSP fixtures (so with what follows every run). */
+async function ingestFixtures(): Promise<void> {
+  await ingestPlacsp(
+    { db: t.db, log, now: () => new Date() },
+    {
+      source: PLACSP_FIXTURES,
+      feed: null,
+      since: null,
+      maxPages: null,
+      batchSize: 500,
+      http: { userAgent: "test", timeoutMs: 1000, retries: 0, baseDelayMs: 1, maxDelayMs: 1 },
+    },
+  );
+}
+
 describe("refreshStats", () => {
   it("runs at the end of every ingest run", async () => {
-    await ingestPlacsp(
-      { db: t.db, log, now: () => new Date() },
-      {
-        source: PLACSP_FIXTURES,
-        feed: null,
-        since: null,
-        maxPages: null,
-        batchSize: 500,
-        http: { userAgent: "test", timeoutMs: 1000, retries: 0, baseDelayMs: 1, maxDelayMs: 1 },
-      },
-    );
+    await ingestFixtures();
     expect(await pending(t.db)).toEqual([]);
     // MUXART: the three lots of 18526649 (42500 + 47350 + 88000); REDCA: the one award of 17165996.
     const { rows } = await t.db.query<{ nif: string; wins: number; total_value: number }>(
@@ -172,17 +177,7 @@ describe("refreshStats", () => {
     const OTHER = { name: "Ayuntamiento de Otro" };
     // The real notices, and S1's awards: buyers BUYER and OTHER, CPVs 72000000 and 48000000, EUR values 1000,
     // 3000 and 2000 (median 2000). S2: one award of 5000.
-    await ingestPlacsp(
-      { db: t.db, log, now: () => new Date() },
-      {
-        source: PLACSP_FIXTURES,
-        feed: null,
-        since: null,
-        maxPages: null,
-        batchSize: 500,
-        http: { userAgent: "test", timeoutMs: 1000, retries: 0, baseDelayMs: 1, maxDelayMs: 1 },
-      },
-    );
+    await ingestFixtures();
     await ingestPage(t.db, {
       xml: craftedPage([
         entry(1, S1, 1000),

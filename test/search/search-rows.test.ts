@@ -110,6 +110,10 @@ describe("bounded totals and ranking window", () => {
     const lastPage = await search("q=plataforma&type=tender&size=100&page=100");
     expect(lastPage.data.map((r) => r.title)).not.toContain("Plataforma de plataforma");
     expect(lastPage.data.at(-1)?.title).toBe("Servicio número 51");
+    // Past the window: empty, with the same bounded total (the statement counts without ranking).
+    const beyond = await search("q=plataforma&type=tender&size=100&page=101");
+    expect(beyond.data).toEqual([]);
+    expect(beyond.meta).toMatchObject({ page: 101, total: 10_000, total_exact: false });
     // Narrowed by date, tender 1 is inside the window and outranks everything.
     const narrowed = await search("q=plataforma&type=tender&to=2001-01-01");
     expect(narrowed.meta).toMatchObject({ total: 367, total_exact: true });

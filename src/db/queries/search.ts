@@ -188,6 +188,8 @@ async function searchStatement(
 ): Promise<SearchAnswer> {
   const params = new Params();
   const listOrder = "date DESC NULLS LAST, id DESC";
+  // A page past the window is empty whatever the rank: its statement only counts the matches, unranked.
+  const ranked = filters.q !== null && filters.offset < window;
   const { rows } = await db.query<{
     matched: number;
     ids: (number | string)[];
@@ -198,13 +200,13 @@ async function searchStatement(
     // materialized window and the second sort cost twice the read itself (a probed word at 1M awards: 204 ms
     // with the vectors carried, 68 ms with the rank, in one session, alternating). It is computed for every
     // row read (a probe reads ~1.5 rows per row kept; the list-order walk stops at the window).
-    `WITH matched AS MATERIALIZED (${matchedRows(filters, params, probe, indexed, window + 1)}),
+    `WITH matched AS MATERIALIZED (${matchedRows(filters, params, probe, indexed, ranked, window + 1)}),
      addressable AS (
        SELECT * FROM matched ORDER BY ${listOrder} LIMIT ${params.add(window)}
      )
      SELECT (SELECT count(*)::int FROM matched) AS matched,
             ARRAY(SELECT id FROM addressable
-                   ORDER BY ${filters.q !== null ? "rank DESC, " : ""}${listOrder}
+                   ORDER BY ${ranked ? "rank DESC, " : ""}${listOrder}
                    LIMIT ${params.add(filters.limit)} OFFSET ${params.add(filters.offset)}) AS ids,
             ${
               probe
@@ -222,7 +224,7 @@ async function searchStatement(
 }
 
 /**
- * The first `count` matching rows in list order (id, date, and the text rank when there are words), as the body
+ * The first `count` matching rows in list order (id, date, and the text rank when `ranked`), as the body
  * of the `matched` CTE.
  *
  * Named parties alone (a buyer or company fragment, dates allowed) are read party by party: each party's newest
@@ -235,6 +237,7 @@ function matchedRows(
   params: Params,
   probe: DateProbe | null,
   indexed: string | null,
+  ranked: boolean,
   count: number,
 ): string {
   const byParty = partyRead(filters);
@@ -253,7 +256,7 @@ function matchedRows(
              LIMIT ${n}`;
   }
   const { where, query } = whereClause(filters, params, probe, { kind: true, indexed });
-  const columns = `s.id, s.date${query ? `, ts_rank(s.tsv, ${query}) AS rank` : ""}`;
+  const columns = `s.id, s.date${query && ranked ? `, ts_rank(s.tsv, ${query}) AS rank` : ""}`;
   return `SELECT ${columns}
             FROM search_rows s
            WHERE ${where.join(" AND ")}
