@@ -3,7 +3,7 @@ import type { Logger } from "../lib/logger.ts";
 
 /**
  * What PostgreSQL's autovacuum does for a server, done for the embedded engine after each ingest run: PGlite runs
- * no autovacuum (docs/deploy.md, "Embedded database"). Without it the planner's statistics are never gathered, so
+ * no autovacuum (docs/deploy.md, "Embedded database: its autovacuum"). Without it the planner's statistics are never gathered, so
  * every plan rests on default guesses and search never learns which words are frequent (docs/search.md: the
  * date probe and long queries need them), and dead rows and the visibility map are never dealt with.
  *

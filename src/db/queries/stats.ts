@@ -68,7 +68,7 @@ export async function recomputeCompanyStats(db: Queryable, target: StatsTarget):
         GROUP BY company_id
      ),
      -- The opportunity profile's lists (migration 0027), from the distinct (buyer, CPV) pairs as the live
-     -- profile read takes them (readOpportunityProfile).
+     -- profile read takes them (readLiveOpportunityProfile).
      pairs AS (
        SELECT company_id, buyer_id, cpv FROM won GROUP BY company_id, buyer_id, cpv
      ),
