@@ -11,12 +11,14 @@ import { useTestDb } from "../helpers/db.ts";
  */
 const t = useTestDb();
 
-// A query of 7 words. Every tender says "plataforma" and "contrato"; "soporte" when g is even (1/2), "nube" when
-// g % 3 = 0 (1/3), "ciberseguridad" when g % 5 = 0 (1/5), "firewall" when g % 7 = 0 (1/7): the 4 rarest words are
-// all held by the 10 tenders with g % 210 = 0 (g = 210, 420, ..., 2100). "servicio" is missing when g % 4 = 3 and
-// when g % 420 = 210 (g = 210, 630, 1050, 1470, 1890), so the whole query matches 5 of those 10 (g = 420, 840,
-// 1260, 1680, 2100): the rows the index returns must be tested against every word.
-const QUERY = "plataforma contrato servicio soporte nube ciberseguridad firewall";
+// A query of 9 words, one more than the index is asked for. Over tenders g = 1..2,100: "firewall" when g % 7 = 0
+// (share 1/7), "ciberseguridad" when g % 5 = 0 (1/5), "nube" when g % 3 = 0 (1/3), "soporte" when g is even (1/2),
+// "gestión" unless g % 3 = 1 (2/3), "servicio" unless g % 4 = 3 and "sistema" unless g % 4 = 1 (3/4 each; ties go
+// in lexeme order), "datos" unless g % 5 = 1 (4/5), and "plataforma" unless g % 420 = 210 (2,095 of 2,100). The 8
+// rarest words are all held by the 10 tenders with g % 210 = 0 (g = 210, 420, ..., 2100); "plataforma", left to be
+// tested on the rows, drops g = 210, 630, 1050, 1470 and 1890, so the whole query matches 5 (g = 420, 840, 1260,
+// 1680, 2100): the rows the index returns must be tested against every word.
+const QUERY = "plataforma datos sistema servicio gestión soporte nube ciberseguridad firewall";
 
 function filters(kind: SearchKind, q: string, extra: Partial<SearchFilters> = {}): SearchFilters {
   const none = { cpvPrefix: null, buyerIds: null, companyIds: null, region: null, from: null, to: null };
@@ -32,9 +34,13 @@ beforeAll(async () => {
   await t.db.query(
     `INSERT INTO tenders (source, source_ref, title, description, publication_date, cpv_all, nuts, upstream_updated,
                           raw_hash)
-     SELECT 'placsp', 'long-' || g, 'Contrato de la plataforma ' || g,
+     SELECT 'placsp', 'long-' || g, 'Contrato número ' || g,
             concat_ws(' ',
-              CASE WHEN g % 4 <> 3 AND g % 420 <> 210 THEN 'servicio' END,
+              CASE WHEN g % 420 <> 210 THEN 'plataforma' END,
+              CASE WHEN g % 5 <> 1 THEN 'datos' END,
+              CASE WHEN g % 4 <> 1 THEN 'sistema' END,
+              CASE WHEN g % 4 <> 3 THEN 'servicio' END,
+              CASE WHEN g % 3 <> 1 THEN 'gestión' END,
               CASE WHEN g % 2 = 0 THEN 'soporte' END,
               CASE WHEN g % 3 = 0 THEN 'nube' END,
               CASE WHEN g % 5 = 0 THEN 'ciberseguridad' END,
@@ -58,21 +64,32 @@ describe("a long query asks the index for its rarest words only", () => {
   });
 
   it("picks the MAX_INDEXED_WORDS rarest words, and none for a short query", async () => {
-    expect(MAX_INDEXED_WORDS).toBe(4);
+    expect(MAX_INDEXED_WORDS).toBe(8);
     const lexeme = async (word: string) =>
       (await t.db.query<{ q: string }>("SELECT plainto_tsquery('spanish', $1)::text AS q", [word])).rows[0]
         ?.q;
-    const expected = await Promise.all(["firewall", "ciberseguridad", "nube", "soporte"].map(lexeme));
+    const rarest = [
+      "firewall",
+      "ciberseguridad",
+      "nube",
+      "soporte",
+      "gestión",
+      "servicio",
+      "sistema",
+      "datos",
+    ];
+    const expected = await Promise.all(rarest.map(lexeme));
     expect(await indexedWords(t.db, QUERY)).toBe(expected.join(" & "));
     // A word outside the statistics is rarer than any word in them.
     expect((await indexedWords(t.db, `zzyzx ${QUERY}`))?.startsWith(`${await lexeme("zzyzx")} & `)).toBe(
       true,
     );
-    expect(await indexedWords(t.db, "plataforma contrato servicio soporte")).toBeNull();
-    // Stop words are not words: five tokens, four words.
-    expect(mayHaveManyWords("plataforma de contrato servicio soporte")).toBe(true);
-    expect(await indexedWords(t.db, "plataforma de contrato servicio soporte")).toBeNull();
-    expect(mayHaveManyWords("plataforma contrato servicio soporte")).toBe(false);
+    const eight = "datos sistema servicio gestión soporte nube ciberseguridad firewall";
+    expect(await indexedWords(t.db, eight)).toBeNull();
+    // Stop words are not words: nine tokens, eight words.
+    expect(mayHaveManyWords(`la ${eight}`)).toBe(true);
+    expect(await indexedWords(t.db, `la ${eight}`)).toBeNull();
+    expect(mayHaveManyWords(eight)).toBe(false);
   });
 
   it("answers as the whole query asked of the index, page by page, on every kind and with filters", async () => {
