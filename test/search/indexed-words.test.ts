@@ -1,5 +1,10 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { indexedWords, MAX_INDEXED_WORDS, mayHaveManyWords } from "../../src/db/queries/indexed-words.ts";
+import {
+  MAX_INDEXED_WORDS,
+  mayHaveManyWords,
+  rarestWords,
+  readWordStats,
+} from "../../src/db/queries/indexed-words.ts";
 import { matchedTenderWindow } from "../../src/db/queries/research.ts";
 import { type SearchFilters, type SearchKind, searchPage } from "../../src/db/queries/search.ts";
 import { useTestDb } from "../helpers/db.ts";
@@ -10,6 +15,11 @@ import { useTestDb } from "../helpers/db.ts";
  * the index, page by page.
  */
 const t = useTestDb();
+
+/** The words a search would ask the index for. */
+async function indexedWords(q: string): Promise<string | null> {
+  return rarestWords(await readWordStats(t.db, q));
+}
 
 // A query of 9 words, one more than the index is asked for. Over tenders g = 1..2,100: "firewall" when g % 7 = 0
 // (share 1/7), "ciberseguridad" when g % 5 = 0 (1/5), "nube" when g % 3 = 0 (1/3), "soporte" when g is even (1/2),
@@ -53,7 +63,7 @@ beforeAll(async () => {
     `INSERT INTO awards (tender_id, award_key, source, award_date, value, currency)
      SELECT id, 'lot-1', 'placsp', publication_date + 30, 1000, 'EUR' FROM tenders WHERE source_ref LIKE 'long-%'`,
   );
-  beforeAnalyse = await indexedWords(t.db, QUERY);
+  beforeAnalyse = await indexedWords(QUERY);
   // The rarest words come from the planner's statistics; PostgreSQL's autovacuum keeps them, here it is explicit.
   await t.db.query("ANALYZE search_rows");
 }, 120_000);
@@ -79,16 +89,14 @@ describe("a long query asks the index for its rarest words only", () => {
       "datos",
     ];
     const expected = await Promise.all(rarest.map(lexeme));
-    expect(await indexedWords(t.db, QUERY)).toBe(expected.join(" & "));
+    expect(await indexedWords(QUERY)).toBe(expected.join(" & "));
     // A word outside the statistics is rarer than any word in them.
-    expect((await indexedWords(t.db, `zzyzx ${QUERY}`))?.startsWith(`${await lexeme("zzyzx")} & `)).toBe(
-      true,
-    );
+    expect((await indexedWords(`zzyzx ${QUERY}`))?.startsWith(`${await lexeme("zzyzx")} & `)).toBe(true);
     const eight = "datos sistema servicio gestión soporte nube ciberseguridad firewall";
-    expect(await indexedWords(t.db, eight)).toBeNull();
+    expect(await indexedWords(eight)).toBeNull();
     // Stop words are not words: nine tokens, eight words.
     expect(mayHaveManyWords(`la ${eight}`)).toBe(true);
-    expect(await indexedWords(t.db, `la ${eight}`)).toBeNull();
+    expect(await indexedWords(`la ${eight}`)).toBeNull();
     expect(mayHaveManyWords(eight)).toBe(false);
   });
 
@@ -140,5 +148,19 @@ describe("a long query asks the index for its rarest words only", () => {
     const whole = await matchedTenderWindow(t.db, scope, { indexedWords: false });
     expect(whole.ids).toHaveLength(5);
     expect(await matchedTenderWindow(t.db, scope)).toEqual(whole);
+  });
+
+  it("reads the statistics once for a long search by words alone (the probe's plan and the words share it)", async () => {
+    const statements: string[] = [];
+    const db = {
+      query: (sql: string, params?: readonly unknown[]) => {
+        statements.push(sql);
+        return t.db.query(sql, params);
+      },
+      exec: (sql: string) => t.db.exec(sql),
+    };
+    const answer = await searchPage(db as typeof t.db, filters("tender", QUERY, { limit: 10 }));
+    expect(answer.matched).toBe(5);
+    expect(statements.filter((sql) => sql.includes("pg_stats"))).toHaveLength(1);
   });
 });

@@ -1,5 +1,12 @@
 import type { Queryable } from "../client.ts";
-import { TSV_ELEM_STATS } from "./indexed-words.ts";
+import {
+  mayHaveManyWords,
+  rarestWords,
+  readWordStats,
+  TSV_ELEM_STATS,
+  type WordStats,
+  wordStatsColumns,
+} from "./indexed-words.ts";
 import type { Params } from "./params.ts";
 
 /**
@@ -76,7 +83,40 @@ export async function planDateProbes(
   q: string,
   wanted: number,
 ): Promise<DateProbe[]> {
-  const { rows } = await db.query<ProbeStats>(
+  return (await readProbeStats(db, kind, q, false)).probes(wanted);
+}
+
+/**
+ * How a text read asks the index (search and the research brief's tender window): the date probes to try
+ * (`planDateProbes`, when `probe`) and the words the index is asked for (`rarestWords`, when `indexedWords` and
+ * the query may have more words than that). One read of the statistics serves both.
+ */
+export async function planTextRead(
+  db: Queryable,
+  kind: "award" | "contract" | "tender",
+  q: string,
+  wanted: number,
+  options: { probe: boolean; indexedWords: boolean },
+): Promise<{ probes: DateProbe[]; indexed: string | null }> {
+  const words = options.indexedWords && mayHaveManyWords(q);
+  if (options.probe) {
+    const stats = await readProbeStats(db, kind, q, words);
+    return { probes: stats.probes(wanted), indexed: stats.words ? rarestWords(stats.words) : null };
+  }
+  return { probes: [], indexed: words ? rarestWords(await readWordStats(db, q)) : null };
+}
+
+/**
+ * One statement: the words' shares, the kind's rows per quarter and its newest date, and with `withWords` the
+ * query's `WordStats` (only a query that may have more words than the index is asked for needs them).
+ */
+async function readProbeStats(
+  db: Queryable,
+  kind: "award" | "contract" | "tender",
+  q: string,
+  withWords: boolean,
+): Promise<{ words: WordStats | null; probes: (wanted: number) => DateProbe[] }> {
+  const { rows } = await db.query<ProbeStats & WordStats>(
     `WITH ${TSV_ELEM_STATS}
      SELECT ARRAY(SELECT coalesce(e.freq, 0)::float8
                     FROM unnest(tsvector_to_array(to_tsvector('spanish', immutable_unaccent($1)))) AS w (lexeme)
@@ -85,11 +125,25 @@ export async function planDateProbes(
                    ORDER BY quarter DESC) AS quarters,
             ARRAY(SELECT rows FROM search_row_quarters WHERE kind = $2 AND rows > 0
                    ORDER BY quarter DESC) AS quarter_rows,
-            ${newestDateSql("$2")} AS newest`,
+            ${newestDateSql("$2")} AS newest${
+              withWords
+                ? `,
+            ${wordStatsColumns("$1")}`
+                : ""
+            }`,
     [q, kind],
   );
   const stats = rows[0];
-  if (!stats?.word_freqs?.length || !stats.newest || !stats.quarters || !stats.quarter_rows) {
+  return {
+    words: withWords
+      ? { analysed: stats?.analysed ?? false, query: stats?.query ?? "", shares: stats?.shares ?? {} }
+      : null,
+    probes: (wanted) => (stats ? probesFor(kind, stats, wanted) : []),
+  };
+}
+
+function probesFor(kind: "award" | "contract" | "tender", stats: ProbeStats, wanted: number): DateProbe[] {
+  if (!stats.word_freqs?.length || !stats.newest || !stats.quarters || !stats.quarter_rows) {
     return [];
   }
   if (!FOUR_DIGIT_DATE.test(stats.newest)) {

@@ -37,35 +37,52 @@ export function mayHaveManyWords(q: string): boolean {
   return q.split(/[^\p{L}\p{N}]+/u).filter((word) => word !== "").length > MAX_INDEXED_WORDS;
 }
 
+/** What the statistics say of a query's words: read with the date probe's plan when there is one (date-probe.ts). */
+export interface WordStats {
+  /** Whether the table has statistics at all (PGlite has none until it is analysed). */
+  analysed: boolean;
+  /** The query as plainto_tsquery gives it, as text. */
+  query: string;
+  /** Share of rows holding each of the query's lexemes that the statistics list. */
+  shares: Record<string, number>;
+}
+
+/**
+ * The columns of `WordStats` for the text bound as `param`, in a statement `WITH ${TSV_ELEM_STATS}`.
+ */
+export function wordStatsColumns(param: string): string {
+  return `EXISTS (SELECT 1 FROM stats WHERE elems IS NOT NULL) AS analysed, ${spanishTsquery(param)}::text AS query,
+            coalesce((SELECT json_object_agg(e.elem, e.freq)
+                        FROM elem e
+                       WHERE e.elem = ANY (tsvector_to_array(to_tsvector('spanish', immutable_unaccent(${param}))))),
+                     '{}') AS shares`;
+}
+
+/** The statistics of the query's words, in one statement of their own (`wordStatsColumns`). */
+export async function readWordStats(db: Queryable, q: string): Promise<WordStats> {
+  const { rows } = await db.query<WordStats>(`WITH ${TSV_ELEM_STATS} SELECT ${wordStatsColumns("$1")}`, [q]);
+  return rows[0] ?? { analysed: false, query: "", shares: {} };
+}
+
 /**
  * The `MAX_INDEXED_WORDS` rarest words of the query as a tsquery text (an AND of lexemes, to bind and cast), or
  * null when the query has no more words than that, is not a plain AND of lexemes, or the table has no statistics
- * yet (nothing tells which words are rare). Rarity is the share of rows
- * holding the word in the planner's statistics (`pg_stats.most_common_elems` of `search_rows.tsv`); a word
- * outside them is rarer than every word in them; ties go in lexeme order, so the same query always asks the index
- * the same words. The lexemes are taken from the query's own text, so the subset is implied by the query.
+ * yet (nothing tells which words are rare). Rarity is the share of rows holding the word in the planner's
+ * statistics (`pg_stats.most_common_elems` of `search_rows.tsv`); a word outside them is rarer than every word in
+ * them; ties go in lexeme order, so the same query always asks the index the same words. The lexemes are taken
+ * from the query's own text, so the subset is implied by the query.
  */
-export async function indexedWords(db: Queryable, q: string): Promise<string | null> {
-  const { rows } = await db.query<{ analysed: boolean; query: string; shares: Record<string, number> }>(
-    `WITH ${TSV_ELEM_STATS}
-     SELECT EXISTS (SELECT 1 FROM stats WHERE elems IS NOT NULL) AS analysed, ${spanishTsquery("$1")}::text AS query,
-            coalesce((SELECT json_object_agg(e.elem, e.freq)
-                        FROM elem e
-                       WHERE e.elem = ANY (tsvector_to_array(to_tsvector('spanish', immutable_unaccent($1))))),
-                     '{}') AS shares`,
-    [q],
-  );
-  const row = rows[0];
+export function rarestWords(stats: WordStats): string | null {
   // Never analysed (PGlite until someone runs ANALYZE): no word is known to be rare, so the index gets them all.
-  if (!row?.analysed || !AND_OF_LEXEMES.test(row.query)) {
+  if (!stats.analysed || !AND_OF_LEXEMES.test(stats.query)) {
     return null;
   }
-  const quoted = [...new Set(row.query.match(QUOTED_LEXEME) ?? [])];
+  const quoted = [...new Set(stats.query.match(QUOTED_LEXEME) ?? [])];
   if (quoted.length <= MAX_INDEXED_WORDS) {
     return null;
   }
   const share = (token: string) =>
-    row.shares[token.slice(1, -1).replace(/''/g, "'").replace(/\\(.)/g, "$1")] ?? 0;
+    stats.shares[token.slice(1, -1).replace(/''/g, "'").replace(/\\(.)/g, "$1")] ?? 0;
   return quoted
     .map((token) => ({ token, share: share(token) }))
     .sort((a, b) => a.share - b.share || (a.token < b.token ? -1 : a.token > b.token ? 1 : 0))

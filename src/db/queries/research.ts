@@ -1,6 +1,5 @@
 import type { Queryable } from "../client.ts";
-import { type DateProbe, newestDateSql, planDateProbes, probeAnswered, wordsMatchSql } from "./date-probe.ts";
-import { indexedWords, mayHaveManyWords } from "./indexed-words.ts";
+import { type DateProbe, newestDateSql, planTextRead, probeAnswered, wordsMatchSql } from "./date-probe.ts";
 import { Params, spanishTsquery } from "./params.ts";
 import { SEARCH_WINDOW } from "./search.ts";
 
@@ -159,18 +158,19 @@ export async function matchedTenderWindow(
   options: { probe?: boolean; window?: number; indexedWords?: boolean } = {},
 ): Promise<TenderWindow> {
   const window = options.window ?? SEARCH_WINDOW;
-  const indexed =
-    options.indexedWords !== false && scope.q !== null && mayHaveManyWords(scope.q)
-      ? await indexedWords(db, scope.q)
-      : null;
-  if (options.probe !== false && scope.q !== null) {
-    for (const probe of await planDateProbes(db, "tender", scope.q, window + 1)) {
-      const answer = await tenderWindowStatement(db, scope, window, probe, indexed);
-      const lastDate = answer.window.dates.at(-1) ?? null;
-      const matched = answer.window.ids.length;
-      if (probeAnswered(probe, { matched, lastDate, newest: answer.newest }, window + 1)) {
-        return answer.window;
-      }
+  const { probes, indexed } =
+    scope.q === null
+      ? { probes: [], indexed: null }
+      : await planTextRead(db, "tender", scope.q, window + 1, {
+          probe: options.probe !== false,
+          indexedWords: options.indexedWords !== false,
+        });
+  for (const probe of probes) {
+    const answer = await tenderWindowStatement(db, scope, window, probe, indexed);
+    const lastDate = answer.window.dates.at(-1) ?? null;
+    const matched = answer.window.ids.length;
+    if (probeAnswered(probe, { matched, lastDate, newest: answer.newest }, window + 1)) {
+      return answer.window;
     }
   }
   return (await tenderWindowStatement(db, scope, window, null, indexed)).window;

@@ -1,6 +1,5 @@
 import type { Queryable } from "../client.ts";
-import { type DateProbe, newestDateSql, planDateProbes, probeAnswered, wordsMatchSql } from "./date-probe.ts";
-import { indexedWords, mayHaveManyWords } from "./indexed-words.ts";
+import { type DateProbe, newestDateSql, planTextRead, probeAnswered, wordsMatchSql } from "./date-probe.ts";
 import { Params, spanishTsquery } from "./params.ts";
 
 /**
@@ -141,16 +140,17 @@ export async function searchPage(
   options: { probe?: boolean; window?: number; indexedWords?: boolean } = {},
 ): Promise<SearchPage> {
   const window = options.window ?? SEARCH_WINDOW;
-  const indexed =
-    options.indexedWords !== false && filters.q !== null && mayHaveManyWords(filters.q)
-      ? await indexedWords(db, filters.q)
-      : null;
-  if (options.probe !== false && filters.q !== null && wordsOnly(filters)) {
-    for (const probe of await planDateProbes(db, filters.kind, filters.q, window + 1)) {
-      const answer = await searchStatement(db, filters, window, probe, indexed);
-      if (probeAnswered(probe, answer, window + 1)) {
-        return { ids: answer.ids, matched: answer.matched };
-      }
+  const { probes, indexed } =
+    filters.q === null
+      ? { probes: [], indexed: null }
+      : await planTextRead(db, filters.kind, filters.q, window + 1, {
+          probe: options.probe !== false && wordsOnly(filters),
+          indexedWords: options.indexedWords !== false,
+        });
+  for (const probe of probes) {
+    const answer = await searchStatement(db, filters, window, probe, indexed);
+    if (probeAnswered(probe, answer, window + 1)) {
+      return { ids: answer.ids, matched: answer.matched };
     }
   }
   const { ids, matched } = await searchStatement(db, filters, window, null, indexed);
