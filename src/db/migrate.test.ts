@@ -187,6 +187,55 @@ describe(`migrate (${TEST_ENGINE})`, () => {
     expect(rows).toEqual([{ buyers: ["Uno", "Dos"], cpvs: ["48000000", "72212000"], median: 200 }]);
   });
 
+  it("keeps the text vectors of search rows in the row, before it and after it (0028)", async () => {
+    handle = await createEmptyDb();
+    const db = handle.db;
+    const migrations = loadMigrations();
+    const before = migrations.findIndex((m) => m.name === "search_rows_inline_vectors");
+    expect(before).toBeGreaterThan(0);
+    await migrate(db, migrations.slice(0, before));
+    // A description of 400 distinct invented words: a vector of several kB, which PostgreSQL moves out of the row.
+    const insertTender = (ref: string) =>
+      db.query(
+        `INSERT INTO tenders (source, source_ref, title, description, publication_date, upstream_updated, raw_hash)
+         SELECT 'placsp', $1, 'Servicio de ciberseguridad',
+                string_agg('zq' || translate(lpad(i::text, 4, '0'), '0123456789', 'bcdfghjklm'), ' '),
+                '2024-03-01', now(), 'h'
+           FROM generate_series(1, 400) AS i`,
+        [ref],
+      );
+    const outOfLine = async () => {
+      const { rows } = await db.query<{ toast: string }>(
+        "SELECT reltoastrelid::regclass::text AS toast FROM pg_class WHERE relname = 'search_rows'",
+      );
+      const { rows: chunks } = await db.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM ${rows[0]?.toast}`,
+      );
+      return chunks[0]?.n;
+    };
+    const vectors = async () =>
+      (await db.query<{ tsv: string }>("SELECT tsv::text AS tsv FROM search_rows ORDER BY id")).rows;
+    await insertTender("old-1");
+    const { rows: size } = await db.query<{ bytes: number }>(
+      "SELECT pg_column_size(tsv)::int AS bytes FROM search_rows",
+    );
+    expect(size[0]?.bytes).toBeGreaterThan(2500);
+    expect(await outOfLine()).toBeGreaterThan(0); // stored out of line before the migration
+    const old = await vectors();
+
+    await migrate(db);
+    expect(await outOfLine()).toBe(0);
+    expect(await vectors()).toEqual(old);
+    await insertTender("new-1");
+    expect(await outOfLine()).toBe(0);
+    const { rows: found } = await db.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM search_rows WHERE tsv @@ plainto_tsquery('spanish', 'ciberseguridad zqbbbc')",
+    );
+    expect(found[0]?.n).toBe(2);
+    const { rows: counted } = await db.query("SELECT kind, rows::int FROM search_row_quarters");
+    expect(counted).toEqual([{ kind: "tender", rows: 2 }]);
+  });
+
   it("indexes Spanish full text over unaccented title and description, and CPV prefixes", async () => {
     handle = await createTestDb(); // the run's template: migrated by this same code in the global setup
     await handle.db.query(

@@ -13,7 +13,7 @@ import type { Params } from "./params.ts";
  * "Newest rows first" for text matches over `search_rows` (migration 0025, docs/search.md). Every search row's
  * vector holds two terms naming its kind and the year and quarter of its date ('~award2026', '~award2026q2'). A
  * word that matches tens of thousands of rows can then be asked of the GIN index together with the terms of the
- * newest years and quarters only: `tsv @@ (words && ('~award2026' | '~award2025' | '~award2024q4'))`. That reads
+ * newest years and quarters only: `tsv @@ words AND tsv @@ ('~award2026' | '~award2025' | '~award2024q4')`. That reads
  * about the rows a search can keep (the newest 10,001) instead of every match. How far back to ask is sized from
  * the rows per quarter (`search_row_quarters`, kept by triggers) and the share of rows holding each word (the
  * planner's statistics, `pg_stats`). Sizing only decides how much is read: the caller checks the answer
@@ -205,7 +205,13 @@ export function wordsMatchSql(
   indexed: string | null = null,
 ): string {
   const asked = indexed === null ? words : `${params.add(indexed)}::tsquery`;
-  const match = probe ? `s.tsv @@ (${asked} && ${params.add(probe.terms)}::tsquery)` : `s.tsv @@ ${asked}`;
+  // Two conditions, not one tsquery `words && terms`: GIN then scans them as two keys and intersects them by
+  // skipping through the date terms' lists, where one key would walk every entry of the terms it must see (its
+  // shortest lists: the newest year's and the quarters', often shorter than the word's). Measured at 1M awards:
+  // GIN 68 -> 35 ms for "ciberseguridad", 82 -> 43 ms for "mantenimiento de software" (same answers).
+  const match = probe
+    ? `s.tsv @@ ${asked} AND s.tsv @@ ${params.add(probe.terms)}::tsquery`
+    : `s.tsv @@ ${asked}`;
   return indexed === null ? match : `${match} AND ts_match_vq(s.tsv, ${words})`;
 }
 
