@@ -107,6 +107,8 @@ export interface WorkerOutput {
   engine: "postgres" | "pglite";
   corpus: { tenders: number; awards: number; text: string };
   health: CaseResult;
+  /** Milliseconds of the database floor (a fixed CPU loop in the database), once per round of the mix. */
+  dbFloor: number[];
   results: CaseResult[];
   around: AroundIngest | null;
   memory: {

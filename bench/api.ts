@@ -164,6 +164,15 @@ async function prepare(env: Record<string, string>): Promise<{ highest: number; 
 }
 
 const f1 = (n: number) => (Number.isFinite(n) ? n.toFixed(1) : "–");
+/** The database floor's p50 and p95, or a dash for a worker output without it. */
+function dbFloorText(ms: readonly number[] | undefined): string {
+  if (!ms || ms.length === 0) {
+    return "–";
+  }
+  const q = quantiles(ms);
+  return `p50 ${f1(q.p50)} ms, p95 ${f1(q.p95)} ms`;
+}
+
 const ratio = (n: number, floor: number) =>
   Number.isFinite(n) && floor > 0 ? `${(n / floor).toFixed(1)}×` : "–";
 const mbText = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
@@ -285,7 +294,7 @@ function formatSection(
     "",
     `Corpus: ${out.engine}, ${corpus.awards.toLocaleString("en")} awards (target ${awardsTarget.toLocaleString("en")}), ${corpus.tenders.toLocaleString("en")} tenders; ${corpus.text}`,
     "",
-    `Machine: ${machineLine()}, ${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, ${(totalmem() / 1024 ** 3).toFixed(0)} GB, shared with other workers: load average (1, 5, 15 min) ${loadText(load.before)} when the API worker started, ${loadText(load.after)} when it ended. Floor of this run (GET /health, free: HTTP, routing, one database round trip): p50 ${f1(floor)} ms; "× floor" columns divide by it.`,
+    `Machine: ${machineLine()}, ${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, ${(totalmem() / 1024 ** 3).toFixed(0)} GB, shared with other workers: load average (1, 5, 15 min) ${loadText(load.before)} when the API worker started, ${loadText(load.after)} when it ended. Floor of this run (GET /health, free: HTTP, routing, one database round trip): p50 ${f1(floor)} ms; "× floor" columns divide by it. Database floor (\`SELECT count(*) FROM generate_series(1, 200000)\` once per round, in the worker, no HTTP: the database's share of a shared machine's CPU, which /health does not show): ${dbFloorText(out.dbFloor)}.`,
     "",
     signalsSection(signals, out.engine),
     "",
@@ -456,6 +465,6 @@ export async function benchApi(args: Map<string, string>): Promise<void> {
       await cleanup();
     }
   }
-  const report = `# api\n\n${machineLine()}; GET /health once then ${Math.max(Number(repeats), 100)} times, each query of the mix once ("first call": nothing cached by the service) then ${repeats} times, one at a time over HTTP on 127.0.0.1, paid with dev tokens; synthetic base corpus of ${baseEntries.toLocaleString("en")} feed entries (seed 643) replicated to the target; around-ingest windows of ${windowSeconds} s.\n\n${sections.join("\n\n")}\n`;
+  const report = `# api\n\n${machineLine()}; each query of the mix and GET /health once ("first call": nothing cached by the service), then ${repeats} rounds of every query once with GET /health ${Math.max(Number(repeats), 100)} times spread over them (a shared machine's speed drifts over minutes: every query and the floor sample the whole run alike), one call at a time over HTTP on 127.0.0.1, paid with dev tokens; synthetic base corpus of ${baseEntries.toLocaleString("en")} feed entries (seed 643) replicated to the target; around-ingest windows of ${windowSeconds} s.\n\n${sections.join("\n\n")}\n`;
   await writeFile(join(REPO_ROOT, "bench/results/api.md"), report);
 }

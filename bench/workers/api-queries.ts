@@ -446,43 +446,86 @@ function describe(body: ArrayBuffer): Pick<CaseResult, "total" | "totalExact" | 
   }
 }
 
-/** Each query once ("first call": nothing cached by the service), then `times` more. */
-async function measure(c: Case, times: number, paid = true): Promise<CaseResult> {
-  const ms: number[] = [];
-  let first = 0;
-  let last: Call | undefined;
-  for (let i = -1; i < times; i++) {
-    last = c.mcp
-      ? await callMcp(String(c.body), c.mcp.tool, c.mcp.args())
-      : await call(c.endpoint, c.path(), paid && !c.free, c.body);
-    if (i >= 0) {
-      ms.push(last.ms);
-    } else {
-      first = last.ms;
-    }
-  }
-  const status = last?.status ?? 0;
+/**
+ * The database floor: a fixed CPU loop inside the database, timed once per round in this process (no HTTP). The
+ * `/health` floor is mostly Node and HTTP; on a shared machine the database's share of the CPU can slow down while
+ * it does not (2x on 2026-11-26), and this floor shows it.
+ */
+const DB_FLOOR_SQL = "SELECT count(*) FROM generate_series(1, 200000)";
+
+/** One measured call of a case. */
+function callOnce(c: Case, paid: boolean): Promise<Call> {
+  return c.mcp
+    ? callMcp(String(c.body), c.mcp.tool, c.mcp.args())
+    : call(c.endpoint, c.path(), paid && !c.free, c.body);
+}
+
+interface Tally {
+  c: Case;
+  paid: boolean;
+  first: number;
+  ms: number[];
+  last?: Call;
+}
+
+function caseResult({ c, first, ms, last }: Tally): CaseResult {
   return {
     endpoint: c.endpoint,
     label: c.label,
     first,
     ms,
-    status,
+    status: last?.status ?? 0,
     ...(last ? describe(last.body) : { total: null, totalExact: null, rows: null }),
   };
 }
 
+/**
+ * Each query once ("first call": nothing cached by the service), the floor first, then `times` rounds of every
+ * query once, the floor's calls spread over the same rounds. A shared machine's speed drifts over minutes (a
+ * PostgreSQL CPU loop measured 556 and 1,017 ms within two minutes): with each query's calls in one block, each
+ * query and the floor got their own moment of it, so their ratios compared moments, not queries. In rounds,
+ * every query and the floor sample the whole run alike.
+ */
+async function measureInRounds(
+  floor: Case,
+  floorTimes: number,
+  queries: readonly Case[],
+  times: number,
+): Promise<{ floor: CaseResult; queries: CaseResult[]; dbFloor: number[] }> {
+  const floorTally: Tally = { c: floor, paid: false, first: 0, ms: [] };
+  const tallies: Tally[] = queries.map((c) => ({ c, paid: true, first: 0, ms: [] }));
+  for (const t of [floorTally, ...tallies]) {
+    t.last = await callOnce(t.c, t.paid);
+    t.first = t.last.ms;
+  }
+  const floorPerRound = Math.ceil(floorTimes / times);
+  const dbFloor: number[] = [];
+  for (let round = 0; round < times; round++) {
+    const started = performance.now();
+    await db.query(DB_FLOOR_SQL);
+    dbFloor.push(performance.now() - started);
+    for (let i = 0; i < floorPerRound && floorTally.ms.length < floorTimes; i++) {
+      floorTally.last = await callOnce(floor, false);
+      floorTally.ms.push(floorTally.last.ms);
+    }
+    for (const t of tallies) {
+      t.last = await callOnce(t.c, t.paid);
+      t.ms.push(t.last.ms);
+    }
+  }
+  return { floor: caseResult(floorTally), queries: tallies.map(caseResult), dbFloor };
+}
+
 // The floor: a free call through the same stack (more samples than the mix: it is cheap and every ratio uses it).
-const health = await measure(
+const measured = await measureInRounds(
   { endpoint: "GET /health", label: "floor", path: () => "/health" },
   Math.max(repeats, 100),
-  false,
+  cases.filter((c) => served.has(c.endpoint) || c.free || c.mcp),
+  repeats,
 );
-
-const results: CaseResult[] = [];
-for (const c of cases.filter((c) => served.has(c.endpoint) || c.free || c.mcp)) {
-  results.push(await measure(c, repeats));
-}
+const health = measured.floor;
+const dbFloor = measured.dbFloor;
+const results: CaseResult[] = measured.queries;
 await collect();
 const afterMix = reading();
 
@@ -601,6 +644,7 @@ const output: WorkerOutput = {
   engine,
   corpus: { ...corpusCounts, text },
   health,
+  dbFloor,
   results,
   around,
   memory: { afterLoad, afterMix, peakDuringIngest: around?.peakDuringIngest ?? null, gc: gc !== undefined },
