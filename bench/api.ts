@@ -164,9 +164,9 @@ async function prepare(env: Record<string, string>): Promise<{ highest: number; 
 }
 
 const f1 = (n: number) => (Number.isFinite(n) ? n.toFixed(1) : "–");
-/** The database floor's p50 and p95, or a dash for a worker output without it. */
-function dbFloorText(ms: readonly number[] | undefined): string {
-  if (!ms || ms.length === 0) {
+/** The database floor's p50 and p95 (a dash without samples: a run of no rounds). */
+function dbFloorText(ms: readonly number[]): string {
+  if (ms.length === 0) {
     return "–";
   }
   const q = quantiles(ms);

@@ -1,11 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Queryable } from "../../src/db/client.ts";
-import {
-  type DateProbe,
-  planDateProbes,
-  probeAnswered,
-  probeShares,
-} from "../../src/db/queries/date-probe.ts";
+import { type DateProbe, planTextRead, probeAnswered, probeShares } from "../../src/db/queries/date-probe.ts";
 import { matchedTenderWindow, type ResearchScope } from "../../src/db/queries/research.ts";
 import { type SearchFilters, type SearchKind, searchPage } from "../../src/db/queries/search.ts";
 import { useTestDb } from "../helpers/db.ts";
@@ -114,11 +109,13 @@ describe("search reads the newest rows first for a word of middling frequency", 
   });
 
   it("plans a probe from the counts and statistics only for words of middling frequency", async () => {
+    const planDateProbes = async (q: string, wanted: number) =>
+      (await planTextRead(t.db, "tender", q, wanted, { probe: true, indexedWords: false })).probes;
     // "ciberseguridad" is in 1,600 of the 8,000 rows (share 0.2). Expected tender matches, newest quarter first:
     // 2024 Q3 780 x 0.2 = 156, Q2 182 (338), Q1 62 (400), then the old quarters at about 18 each: 2023 Q2 16.8,
     // Q1 18 (434.8), 2022 Q4..Q1 18.4 + 18.4 + 18.2 + 18 (507.8), 2021 the same (580.8), 2020 Q4 18.4 (599.2),
     // 2020 Q3 18.4 (617.6): at least 601.5, so from 2020-07-01: whole years 2024 to 2021, then 2020's Q4 and Q3.
-    expect(await planDateProbes(t.db, "tender", "ciberseguridad", WINDOW + 1)).toEqual([
+    expect(await planDateProbes("ciberseguridad", WINDOW + 1)).toEqual([
       {
         terms:
           "'~tender2024' | '~tender2023' | '~tender2022' | '~tender2021' | '~tender2020q4' | '~tender2020q3'",
@@ -127,15 +124,15 @@ describe("search reads the newest rows first for a word of middling frequency", 
       },
     ]);
     // "plataforma" is in every text: the plain read meets the window in its first rows.
-    expect(await planDateProbes(t.db, "tender", "plataforma", WINDOW + 1)).toEqual([]);
+    expect(await planDateProbes("plataforma", WINDOW + 1)).toEqual([]);
     // A word nowhere in the statistics is rare: no probe.
-    expect(await planDateProbes(t.db, "tender", "ascensores", WINDOW + 1)).toEqual([]);
+    expect(await planDateProbes("ascensores", WINDOW + 1)).toEqual([]);
     // Under 601.5 expected matches in all: no probe (the full window is not worth sizing).
-    expect(await planDateProbes(t.db, "tender", "ciberseguridad", 600)).toEqual([]);
+    expect(await planDateProbes("ciberseguridad", 600)).toEqual([]);
     // "gestión documental": two words always together, each in 35 % of the texts. Taken as independent (share
     // 0.1225) they are expected 490 times among the 4,000 tender rows, under 601.5: no probe at that share. As
     // words that come together (sqrt(0.35 x 0.1225) = 0.207, 828 expected) they are worth one.
-    const together = await planDateProbes(t.db, "tender", "gestión documental", WINDOW + 1);
+    const together = await planDateProbes("gestión documental", WINDOW + 1);
     expect(together).toHaveLength(1);
   });
 

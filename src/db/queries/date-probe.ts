@@ -13,8 +13,8 @@ import type { Params } from "./params.ts";
  * "Newest rows first" for text matches over `search_rows` (migration 0025, docs/search.md). Every search row's
  * vector holds two terms naming its kind and the year and quarter of its date ('~award2026', '~award2026q2'). A
  * word that matches tens of thousands of rows can then be asked of the GIN index together with the terms of the
- * newest years and quarters only: `tsv @@ words AND tsv @@ ('~award2026' | '~award2025' | '~award2024q4')`. That reads
- * about the rows a search can keep (the newest 10,001) instead of every match. How far back to ask is sized from
+ * newest years and quarters only: `tsv @@ words AND tsv @@ ('~award2026' | '~award2025' | '~award2024q4')`.
+ * That reads about the rows a search can keep (the newest 10,001) instead of every match. How far back to ask is sized from
  * the rows per quarter (`search_row_quarters`, kept by triggers) and the share of rows holding each word (the
  * planner's statistics, `pg_stats`). Sizing only decides how much is read: the caller checks the answer
  * (`probeAnswered`) and asks again without a probe when the quarters held too few matches.
@@ -70,25 +70,8 @@ export function probeShares(wordShares: readonly number[]): number[] {
 }
 
 /**
- * Probes to try in turn over the newest quarters of `kind`, each expected (at one of `probeShares`) to hold at
- * least `wanted` rows matching the words of `q` (each word present, as plainto_tsquery asks), as year and
- * quarter terms. None when no probe is worth it: no statistics yet (a database never analysed, as PGlite is until
- * someone runs ANALYZE), a word rare enough to be outside the statistics' common words (its matches are few: the
- * plain read is cheap), words frequent enough for the plain read to find the window early, or fewer expected
- * matches in all than the margin.
- */
-export async function planDateProbes(
-  db: Queryable,
-  kind: "award" | "contract" | "tender",
-  q: string,
-  wanted: number,
-): Promise<DateProbe[]> {
-  return (await readProbeStats(db, kind, q, false)).probes(wanted);
-}
-
-/**
  * How a text read asks the index (search and the research brief's tender window): the date probes to try
- * (`planDateProbes`, when `probe`) and the words the index is asked for (`rarestWords`, when `indexedWords` and
+ * (`probesFor`, when `probe`) and the words the index is asked for (`rarestWords`, when `indexedWords` and
  * the query may have more words than that). One read of the statistics serves both.
  */
 export async function planTextRead(
@@ -100,22 +83,24 @@ export async function planTextRead(
 ): Promise<{ probes: DateProbe[]; indexed: string | null }> {
   const words = options.indexedWords && mayHaveManyWords(q);
   if (options.probe) {
-    const stats = await readProbeStats(db, kind, q, words);
-    return { probes: stats.probes(wanted), indexed: stats.words ? rarestWords(stats.words) : null };
+    const stats = await readProbeStats(db, kind, q, wanted, words);
+    return { probes: stats.probes, indexed: stats.words ? rarestWords(stats.words) : null };
   }
   return { probes: [], indexed: words ? rarestWords(await readWordStats(db, q)) : null };
 }
 
 /**
- * One statement: the words' shares, the kind's rows per quarter and its newest date, and with `withWords` the
- * query's `WordStats` (only a query that may have more words than the index is asked for needs them).
+ * One statement: the words' shares, the kind's rows per quarter and its newest date, planned into probes for
+ * `wanted` rows; with `withWords` also the query's `WordStats` (only a query that may have more words than the
+ * index is asked for needs them).
  */
 async function readProbeStats(
   db: Queryable,
   kind: "award" | "contract" | "tender",
   q: string,
+  wanted: number,
   withWords: boolean,
-): Promise<{ words: WordStats | null; probes: (wanted: number) => DateProbe[] }> {
+): Promise<{ words: WordStats | null; probes: DateProbe[] }> {
   const { rows } = await db.query<ProbeStats & WordStats>(
     `WITH ${TSV_ELEM_STATS}
      SELECT ARRAY(SELECT coalesce(e.freq, 0)::float8
@@ -138,10 +123,18 @@ async function readProbeStats(
     words: withWords
       ? { analysed: stats?.analysed ?? false, query: stats?.query ?? "", shares: stats?.shares ?? {} }
       : null,
-    probes: (wanted) => (stats ? probesFor(kind, stats, wanted) : []),
+    probes: stats ? probesFor(kind, stats, wanted) : [],
   };
 }
 
+/**
+ * Probes to try in turn over the newest quarters of `kind`, each expected (at one of `probeShares`) to hold at
+ * least `wanted` rows matching the words of `q` (each word present, as plainto_tsquery asks), as year and
+ * quarter terms. None when no probe is worth it: no statistics yet (a database never analysed, as PGlite is until
+ * someone runs ANALYZE), a word rare enough to be outside the statistics' common words (its matches are few: the
+ * plain read is cheap), words frequent enough for the plain read to find the window early, or fewer expected
+ * matches in all than the margin.
+ */
 function probesFor(kind: "award" | "contract" | "tender", stats: ProbeStats, wanted: number): DateProbe[] {
   if (!stats.word_freqs?.length || !stats.newest || !stats.quarters || !stats.quarter_rows) {
     return [];
