@@ -20,6 +20,11 @@ export interface WindowResult {
   ms: number[];
   /** Calls answered with a status other than 200. */
   errors: number;
+  /**
+   * The database floor's samples in this window, one per pass over the mix: a search slower during an ingest by
+   * as much as this floor lost CPU to the ingest, not by waiting on it.
+   */
+  dbFloor: number[];
 }
 
 export interface MemoryReading {

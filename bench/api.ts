@@ -342,7 +342,7 @@ function formatSection(
         ? "On PGlite the ingest runs inside the API process and queries and the ingest share one connection (PGlite serialises them)."
         : `On PostgreSQL the ingest runs in its own process against the same database${ingest.peakRssMb === null ? "" : ` (its peak RSS ${ingest.peakRssMb.toFixed(0)} MB)`}.`;
     parts.push(
-      `Search around an ingest of ${ingest.entries.toLocaleString("en")} new synthetic entries (${ingest.entriesNew.toLocaleString("en")} new, ${ingest.entriesUpdated} updated, ${ingest.entriesUnchanged} unchanged, ${ingest.errors} errors: the feed carries several versions of some folders, and versions after a tender's first count as updated or unchanged; tenders ${around.tenders.before.toLocaleString("en")} → ${around.tenders.after.toLocaleString("en")}, awards ${around.awards.before.toLocaleString("en")} → ${around.awards.after.toLocaleString("en")}): ${Math.round(ingest.entriesPerSecond)} entries/s (${ingest.seconds.toFixed(1)} s including the aggregate refresh after it). ${shared} The search mix is cycled one call at a time: before (steady state: whole passes over the mix, at least ${windowSeconds} s), during the ingest (from its start to its end${out.engine === "postgres" ? ", its process's start-up included" : ""}), and for ${windowSeconds} s just after it.`,
+      `Search around an ingest of ${ingest.entries.toLocaleString("en")} new synthetic entries (${ingest.entriesNew.toLocaleString("en")} new, ${ingest.entriesUpdated} updated, ${ingest.entriesUnchanged} unchanged, ${ingest.errors} errors: the feed carries several versions of some folders, and versions after a tender's first count as updated or unchanged; tenders ${around.tenders.before.toLocaleString("en")} → ${around.tenders.after.toLocaleString("en")}, awards ${around.awards.before.toLocaleString("en")} → ${around.awards.after.toLocaleString("en")}): ${Math.round(ingest.entriesPerSecond)} entries/s (${ingest.seconds.toFixed(1)} s including the aggregate refresh after it). ${shared} The search mix is cycled one call at a time: before (steady state: whole passes over the mix, at least ${windowSeconds} s), during the ingest (from its start to its end${out.engine === "postgres" ? ", its process's start-up included" : ""}), and for ${windowSeconds} s just after it. The database floor is timed once per pass over the mix in each window: searches that slow down by no more than it lost the machine's CPU to the ingest (on PostgreSQL its processes run beside the database's on the same cores), not time waiting on it.`,
       "",
       ingest.afterIngest.signals
         ? `The incremental signal recompute that followed this ingest (afterIngestRun, inside the ingest's own run, timed by the pipeline's own log line, while the search loop ran): **${(ingest.afterIngest.signals.ms / 1000).toFixed(2)} s** for ${ingest.afterIngest.signals.pairs.toLocaleString("en")} buyer x CPV division pairs (of ${ingest.afterIngest.signals.buyers.toLocaleString("en")} buyers) marked dirty by the run, ${ingest.afterIngest.signals.signals.toLocaleString("en")} signals computed for them, of which ${ingest.afterIngest.signals.written.toLocaleString("en")} written (new or changed; unchanged ones are not rewritten) and ${ingest.afterIngest.signals.removed.toLocaleString("en")} removed; the incremental aggregate refresh before it: ${ingest.afterIngest.statsMs === null ? "not logged" : `${(ingest.afterIngest.statsMs / 1000).toFixed(2)} s`}.`
@@ -360,6 +360,8 @@ function formatSection(
           "p50 × floor",
           "p95 × floor",
           "p99 × floor",
+          "database floor p50 ms",
+          "p95 × database floor",
         ],
         (
           [
@@ -367,7 +369,18 @@ function formatSection(
             ["during the ingest", windows.during],
             ["just after", windows.after],
           ] as const
-        ).map(([label, w]) => [label, w.seconds.toFixed(1), w.ms.length, w.errors, ...withRatios(w.ms)]),
+        ).map(([label, w]) => {
+          const dbFloorP50 = w.dbFloor.length > 0 ? quantiles(w.dbFloor).p50 : Number.NaN;
+          return [
+            label,
+            w.seconds.toFixed(1),
+            w.ms.length,
+            w.errors,
+            ...withRatios(w.ms),
+            f1(dbFloorP50),
+            ratio(quantiles(w.ms).p95, dbFloorP50),
+          ];
+        }),
       ),
       "",
     );

@@ -453,6 +453,12 @@ function describe(body: ArrayBuffer): Pick<CaseResult, "total" | "totalExact" | 
  */
 const DB_FLOOR_SQL = "SELECT count(*) FROM generate_series(1, 200000)";
 
+async function timeDbFloor(): Promise<number> {
+  const started = performance.now();
+  await db.query(DB_FLOOR_SQL);
+  return performance.now() - started;
+}
+
 /** One measured call of a case. */
 function callOnce(c: Case, paid: boolean): Promise<Call> {
   return c.mcp
@@ -501,9 +507,7 @@ async function measureInRounds(
   const floorPerRound = Math.ceil(floorTimes / times);
   const dbFloor: number[] = [];
   for (let round = 0; round < times; round++) {
-    const started = performance.now();
-    await db.query(DB_FLOOR_SQL);
-    dbFloor.push(performance.now() - started);
+    dbFloor.push(await timeDbFloor());
     for (let i = 0; i < floorPerRound && floorTally.ms.length < floorTimes; i++) {
       floorTally.last = await callOnce(floor, false);
       floorTally.ms.push(floorTally.last.ms);
@@ -534,8 +538,12 @@ const searchCases = cases.filter((c) => c.endpoint === SEARCH && served.has(c.en
 async function loop(done: (calls: number) => boolean): Promise<WindowResult> {
   const started = performance.now();
   const ms: number[] = [];
+  const floor: number[] = [];
   let errors = 0;
   for (let i = 0; !done(i); i++) {
+    if (i % searchCases.length === 0) {
+      floor.push(await timeDbFloor());
+    }
     const c = searchCases[i % searchCases.length] as Case;
     const result = await call(c.endpoint, c.path(), true);
     ms.push(result.ms);
@@ -543,7 +551,7 @@ async function loop(done: (calls: number) => boolean): Promise<WindowResult> {
       errors += 1;
     }
   }
-  return { seconds: (performance.now() - started) / 1000, ms, errors };
+  return { seconds: (performance.now() - started) / 1000, ms, errors, dbFloor: floor };
 }
 
 async function aroundIngest(dir: string): Promise<AroundIngest> {
