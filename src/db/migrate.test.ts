@@ -236,6 +236,60 @@ describe(`migrate (${TEST_ENGINE})`, () => {
     expect(counted).toEqual([{ kind: "tender", rows: 2 }]);
   });
 
+  it("limits the pending list of every GIN index of search_rows to 512 kB (0029)", async () => {
+    handle = await createTestDb();
+    const { rows } = await handle.db.query<{ index: string; options: string[] | null }>(
+      `SELECT c.relname AS index, c.reloptions AS options
+         FROM pg_index i
+         JOIN pg_class c ON c.oid = i.indexrelid
+         JOIN pg_am am ON am.oid = c.relam
+        WHERE i.indrelid = 'search_rows'::regclass AND am.amname = 'gin'
+        ORDER BY 1`,
+    );
+    expect(rows.map((r) => r.index)).toEqual([
+      "search_rows_award_cpv_idx",
+      "search_rows_award_tsv_idx",
+      "search_rows_contract_cpv_idx",
+      "search_rows_contract_tsv_idx",
+      "search_rows_tender_companies_idx",
+      "search_rows_tender_cpv_idx",
+      "search_rows_tender_tsv_idx",
+    ]);
+    for (const row of rows) {
+      expect(row.options ?? [], row.index).toContain("gin_pending_list_limit=512");
+    }
+  });
+
+  // The pending list's size is read from the index's metapage through pageinspect, which the embedded engine
+  // does not load; on PGlite the test above checks the setting.
+  it.skipIf(TEST_ENGINE === "pglite")(
+    "keeps a tender text index's pending list small while search rows are written (0029, PostgreSQL)",
+    async () => {
+      handle = await createTestDb();
+      const db = handle.db;
+      await db.exec("CREATE EXTENSION IF NOT EXISTS pageinspect");
+      // 150 tenders of 400 distinct invented words each: about 1.3 MB of pending index entries with the default
+      // limit of 4 MB (so about 160 pages stay pending), while a 512 kB limit merges them as they pass it.
+      await db.query(
+        `INSERT INTO tenders (source, source_ref, title, description, publication_date, upstream_updated, raw_hash)
+         SELECT 'placsp', 'ref-' || t, 'Servicio de mantenimiento',
+                (SELECT string_agg('zq' || translate(lpad((t * 400 + i)::text, 6, '0'), '0123456789', 'bcdfghjklm'), ' ')
+                   FROM generate_series(1, 400) AS i),
+                '2024-03-01', now(), 'h'
+           FROM generate_series(1, 150) AS t`,
+      );
+      const { rows } = await db.query<{ pending: number }>(
+        "SELECT n_pending_pages::int AS pending FROM gin_metapage_info(get_raw_page('search_rows_tender_tsv_idx', 0))",
+      );
+      expect(rows[0]?.pending).toBeLessThanOrEqual(70);
+      const { rows: found } = await db.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM search_rows
+          WHERE kind = 'tender' AND tsv @@ plainto_tsquery('spanish', 'mantenimiento')`,
+      );
+      expect(found[0]?.n).toBe(150);
+    },
+  );
+
   it("indexes Spanish full text over unaccented title and description, and CPV prefixes", async () => {
     handle = await createTestDb(); // the run's template: migrated by this same code in the global setup
     await handle.db.query(
