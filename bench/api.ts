@@ -370,7 +370,8 @@ function formatSection(
             ["just after", windows.after],
           ] as const
         ).map(([label, w]) => {
-          const dbFloorP50 = w.dbFloor.length > 0 ? quantiles(w.dbFloor).p50 : Number.NaN;
+          // NaN (a dash) without samples, as quantiles gives for an empty window.
+          const dbFloorP50 = quantiles(w.dbFloor).p50;
           return [
             label,
             w.seconds.toFixed(1),

@@ -14,9 +14,9 @@ import type { Params } from "./params.ts";
  * vector holds two terms naming its kind and the year and quarter of its date ('~award2026', '~award2026q2'). A
  * word that matches tens of thousands of rows can then be asked of the GIN index together with the terms of the
  * newest years and quarters only: `tsv @@ words AND tsv @@ ('~award2026' | '~award2025' | '~award2024q4')`.
- * That reads about the rows a search can keep (the newest 10,001) instead of every match. How far back to ask is sized from
- * the rows per quarter (`search_row_quarters`, kept by triggers) and the share of rows holding each word (the
- * planner's statistics, `pg_stats`). Sizing only decides how much is read: the caller checks the answer
+ * That reads about the rows a search can keep (the newest 10,001) instead of every match. How far back to ask is
+ * sized from the rows per quarter (`search_row_quarters`, kept by triggers) and the share of rows holding each word
+ * (the planner's statistics, `pg_stats`). Sizing only decides how much is read: the caller checks the answer
  * (`probeAnswered`) and asks again without a probe when the quarters held too few matches.
  */
 
