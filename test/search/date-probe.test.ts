@@ -15,19 +15,30 @@ import { useTestDb } from "../helpers/db.ts";
 const t = useTestDb();
 const WINDOW = 400;
 
-/** Every statement a read sends, to tell which path answered. */
-function recording(db: Queryable): { db: Queryable; statements: string[] } {
+/** Every statement a read sends (and its parameters), to tell which path answered. */
+function recording(db: Queryable): { db: Queryable; statements: string[]; params: (readonly unknown[])[] } {
   const statements: string[] = [];
+  const params: (readonly unknown[])[] = [];
   return {
     statements,
+    params,
     db: {
-      query(sql, params) {
+      query(sql, values) {
         statements.push(sql);
-        return db.query(sql, params);
+        params.push(values ?? []);
+        return db.query(sql, values);
       },
       exec: (sql) => db.exec(sql),
     },
   };
+}
+
+/** The quarters a probe's terms name, sorted ('~tender2022' is its four quarters). */
+function quartersOf(terms: string): string[] {
+  return terms
+    .split(" | ")
+    .flatMap((term) => (/q\d'$/.test(term) ? [term] : [1, 2, 3, 4].map((q) => term.replace(/'$/, `q${q}'`))))
+    .sort();
 }
 
 function filters(kind: SearchKind, q: string, offset = 0): SearchFilters {
@@ -40,7 +51,8 @@ beforeAll(async () => {
   // - old, g = 1..2,000: one a day from 2018-01-01 to 2023-06-23 (about 91 a quarter), buyer A;
   // - new, g = 2,001..4,000: ten a day from 2024-03-01 to 2024-09-16 (2024 Q1 310, Q2 910, Q3 780), buyer B.
   // Every text says "plataforma"; "ciberseguridad" every fifth (g % 5 = 0); "mantenimiento" only the oldest
-  // 700 (to 2019-12-01); "soporte" every third new one; "gestión documental" 7 in 20 (g % 20 < 7).
+  // 700 (to 2019-12-01); "soporte" every third new one; "gestión documental" 7 in 20 (g % 20 < 7); "auditoría"
+  // every fourth old one and every sixth new one (rarer in the newest quarters than overall).
   const { rows } = await t.db.query<{ id: number }>(
     `INSERT INTO buyers (name, name_norm) VALUES ('Ayuntamiento Antiguo', 'ayuntamiento antiguo'),
                                                  ('Consejería Nueva', 'consejeria nueva') RETURNING id`,
@@ -54,7 +66,8 @@ beforeAll(async () => {
               || CASE WHEN g % 5 = 0 THEN ' de ciberseguridad' ELSE '' END
               || CASE WHEN g <= 700 THEN ' con mantenimiento' ELSE '' END
               || CASE WHEN g > 2000 AND g % 3 = 0 THEN ' y soporte' ELSE '' END
-              || CASE WHEN g % 20 < 7 THEN ' con gestión documental' ELSE '' END,
+              || CASE WHEN g % 20 < 7 THEN ' con gestión documental' ELSE '' END
+              || CASE WHEN (g <= 2000 AND g % 4 = 0) OR (g > 2000 AND g % 6 = 0) THEN ' y auditoría' ELSE '' END,
             CASE WHEN g <= 2000 THEN date '2018-01-01' + (g - 1) ELSE date '2024-03-01' + (g - 2001) / 10 END,
             ARRAY['72000000'], 'ES300', CASE WHEN g <= 2000 THEN $1::bigint ELSE $2::bigint END, now(), 'h' || g
        FROM generate_series(1, 4000) AS g`,
@@ -115,12 +128,19 @@ describe("search reads the newest rows first for a word of middling frequency", 
     // 2024 Q3 780 x 0.2 = 156, Q2 182 (338), Q1 62 (400), then the old quarters at about 18 each: 2023 Q2 16.8,
     // Q1 18 (434.8), 2022 Q4..Q1 18.4 + 18.4 + 18.2 + 18 (507.8), 2021 the same (580.8), 2020 Q4 18.4 (599.2),
     // 2020 Q3 18.4 (617.6): at least 601.5, so from 2020-07-01: whole years 2024 to 2021, then 2020's Q4 and Q3.
+    // The near part reaches 1.1 x 401 = 441.1 with 2022 Q4 (453.2); the far part is the rest.
     expect(await planDateProbes("ciberseguridad", WINDOW + 1)).toEqual([
       {
         terms:
           "'~tender2024' | '~tender2023' | '~tender2022' | '~tender2021' | '~tender2020q4' | '~tender2020q3'",
         from: "2020-07-01",
         newest: "2024-09-16",
+        near: {
+          terms: "'~tender2024' | '~tender2023' | '~tender2022q4'",
+          from: "2022-10-01",
+          farTerms:
+            "'~tender2022q3' | '~tender2022q2' | '~tender2022q1' | '~tender2021' | '~tender2020q4' | '~tender2020q3'",
+        },
       },
     ]);
     // "plataforma" is in every text: the plain read meets the window in its first rows.
@@ -149,6 +169,9 @@ describe("search reads the newest rows first for a word of middling frequency", 
       // (tenders 547 to 700): the plain statement answers.
       ["tender", "mantenimiento", "fallback"],
       ["tender", "gestión documental", "probe"],
+      // Rarer in the newest quarters than overall (checked below): the near quarters fall short, the far answer.
+      ["tender", "auditoría", "probe"],
+      ["award", "auditoría", "probe"],
       ["tender", "plataforma", "plain"],
     ];
     for (const [kind, q, path] of cases) {
@@ -166,6 +189,54 @@ describe("search reads the newest rows first for a word of middling frequency", 
         // Plan, then the probe; a fallback adds the plain statement; no probe planned is plan + plain.
         expect(spy.statements.length, `${kind} ${q}: statements`).toBe(path === "fallback" ? 3 : 2);
       }
+    }
+  });
+
+  it("reads a probe's far quarters only when its near quarters hold too few matches", async () => {
+    const [probe] = (
+      await planTextRead(t.db, "tender", "auditoría", WINDOW + 1, { probe: true, indexedWords: false })
+    ).probes;
+    const [ciber] = (
+      await planTextRead(t.db, "tender", "ciberseguridad", WINDOW + 1, { probe: true, indexedWords: false })
+    ).probes;
+    const matches = async (q: string, terms: string) =>
+      Number(
+        (
+          await t.db.query<{ n: number }>(
+            `SELECT count(*)::int AS n FROM search_rows s
+              WHERE s.kind = 'tender' AND s.tsv @@ plainto_tsquery('spanish', immutable_unaccent($1))
+                AND s.tsv @@ $2::tsquery`,
+            [q, terms],
+          )
+        ).rows[0]?.n,
+      );
+    // "auditoría": the near quarters hold 377 (333 new, 44 of 2023), the whole probe 559 (from 2021).
+    expect(probe?.near).not.toBeNull();
+    expect(await matches("auditoría", probe?.near?.terms ?? "")).toBeLessThan(WINDOW + 1);
+    expect(await matches("auditoría", probe?.terms ?? "")).toBeGreaterThanOrEqual(WINDOW + 1);
+    // "ciberseguridad": the near quarters alone hold the window.
+    expect(await matches("ciberseguridad", ciber?.near?.terms ?? "")).toBeGreaterThanOrEqual(WINDOW + 1);
+    // The far quarters' scan runs only when the near ones fall short.
+    for (const [q, farRead] of [
+      ["auditoría", true],
+      ["ciberseguridad", false],
+    ] as const) {
+      const spy = recording(t.db);
+      await searchPage(spy.db, filters("tender", q), { window: WINDOW });
+      const plan = (
+        await t.db.query<{ "QUERY PLAN": string }>(
+          `EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) ${spy.statements[1]}`,
+          spy.params[1],
+        )
+      ).rows.map((r) => r["QUERY PLAN"]);
+      const scans = plan.filter((line) => line.includes("Scan on search_rows s"));
+      expect(scans, `${q}: ${plan.join("\n")}`).toHaveLength(2);
+      expect(scans[1]?.includes("never executed"), q).toBe(!farRead);
+      expect(scans[0]?.includes("never executed"), q).toBe(false);
+    }
+    // Near and far are the probe's quarters, each once.
+    for (const p of [probe, ciber]) {
+      expect(quartersOf(`${p?.near?.terms} | ${p?.near?.farTerms}`)).toEqual(quartersOf(p?.terms ?? ""));
     }
   });
 
@@ -214,6 +285,7 @@ describe("search reads the newest rows first for a word of middling frequency", 
       terms: "'~award2024' | '~award2023q4'",
       from: "2023-10-01",
       newest: "2024-09-16",
+      near: null,
     };
     const full = { matched: WINDOW + 1, lastDate: "2023-10-01", newest: "2024-09-16" };
     expect(probeAnswered(probe, full, WINDOW + 1)).toBe(true);

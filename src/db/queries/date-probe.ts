@@ -27,10 +27,35 @@ export interface DateProbe {
   from: string;
   /** The kind's newest date when the probe was planned (a row dated in a later year has no term in the probe). */
   newest: string;
+  /** The newest of those quarters, expected to hold the rows wanted by a smaller margin; null when that is all. */
+  near: NearQuarters | null;
 }
 
-/** Ask for quarters expected to hold this many times the rows wanted: the word's share is from a sample. */
+/**
+ * A probe's quarters in two parts: `terms` (from `from` on) are read first, and `farTerms` (the probe's older
+ * quarters) only when the near ones held fewer matches than wanted. A statement may split a probe so only when every
+ * row it reads holds the words: the count of the near part then says whether an older match can belong to the answer
+ * (search does; research's tender window also reads rows by their buyer, and asks for every quarter at once).
+ */
+export interface NearQuarters {
+  terms: string;
+  from: string;
+  farTerms: string;
+}
+
+/**
+ * Ask for quarters expected to hold this many times the rows wanted: the word's share is from a sample of the
+ * whole relation, and a word may be rarer in the newest quarters than overall (a fading topic).
+ */
 const PROBE_MARGIN = 1.5;
+/**
+ * The near part of a probe: quarters expected to hold this many times the rows wanted (the margin covers the
+ * sample's error and the oldest quarter's rounding). With the words' shares as they are overall, the near quarters
+ * hold the window and the older ones are never read. Measured at a million awards, in one process, alternating,
+ * same answers: "ciberseguridad" reads 12,478 rows instead of 15,867 (46.2 -> 40.1 ms), "mantenimiento de software"
+ * 10,926 instead of 14,351 (51.9 -> 44.6 ms). Near quarters that fall short cost one more GIN scan (44 -> 47 ms).
+ */
+const NEAR_MARGIN = 1.1;
 /**
  * Above this share of rows holding the words, no probe: the plain statement walks the list order and meets the
  * window's matches within a few rows per match, which is what a probe would read anyway.
@@ -143,24 +168,41 @@ function probesFor(kind: "award" | "contract" | "tender", stats: ProbeStats, wan
     return [];
   }
   const { newest, quarters, quarter_rows: quarterRows } = stats;
-  const needed = PROBE_MARGIN * wanted;
   const probes: DateProbe[] = [];
   for (const share of probeShares(stats.word_freqs)) {
     if (share > PROBE_MAX_WORD_SHARE) {
       continue;
     }
-    let expected = 0;
-    for (const [i, quarter] of quarters.entries()) {
-      expected += Number(quarterRows[i]) * share;
-      if (expected >= needed) {
-        // A quarter after the newest row: the counts are ahead of the rows (a concurrent write): ask plainly.
-        const terms = dateTerms(kind, quarter, newest);
-        if (quarter <= newest && !probes.some((p) => p.terms === terms)) {
-          probes.push({ terms, from: quarter, newest });
+    // The first quarter (newest first) by which the expected matches reach `margin` times the rows wanted.
+    const reached = (margin: number): string | null => {
+      let expected = 0;
+      for (const [i, quarter] of quarters.entries()) {
+        expected += Number(quarterRows[i]) * share;
+        if (expected >= margin * wanted) {
+          return quarter;
         }
-        break;
       }
+      return null;
+    };
+    const from = reached(PROBE_MARGIN);
+    // A quarter after the newest row: the counts are ahead of the rows (a concurrent write): ask plainly.
+    if (from === null || from > newest) {
+      continue;
     }
+    const terms = dateTerms(kind, from, newest);
+    if (probes.some((p) => p.terms === terms)) {
+      continue;
+    }
+    const nearFrom = reached(NEAR_MARGIN);
+    const near =
+      nearFrom !== null && nearFrom > from && nearFrom <= newest
+        ? {
+            terms: dateTerms(kind, nearFrom, newest),
+            from: nearFrom,
+            farTerms: quarterTerms(kind, from, nearFrom),
+          }
+        : null;
+    probes.push({ terms, from, newest, near });
   }
   return probes;
 }
@@ -170,30 +212,39 @@ function probesFor(kind: "award" | "contract" | "tender", stats: ProbeStats, wan
  * as year terms, the oldest year by its quarters unless it starts with the first.
  */
 function dateTerms(kind: string, from: string, newest: string): string {
-  const firstYear = Number(from.slice(0, 4));
-  const firstQuarter = Math.floor((Number(from.slice(5, 7)) - 1) / 3) + 1;
+  return quarterTerms(kind, from, `${Number(newest.slice(0, 4)) + 1}-01-01`);
+}
+
+/**
+ * The terms of the quarters from `from` up to, not including, `until` (both first days of quarters), newest first:
+ * a year whose four quarters are all asked for as its year term, any other year by its quarters.
+ */
+function quarterTerms(kind: string, from: string, until: string): string {
+  const index = (day: string) => Number(day.slice(0, 4)) * 4 + Math.floor((Number(day.slice(5, 7)) - 1) / 3);
+  const first = index(from);
   const terms: string[] = [];
-  for (let year = Number(newest.slice(0, 4)); year > firstYear; year--) {
-    terms.push(`'~${kind}${year}'`);
-  }
-  if (firstQuarter === 1) {
-    terms.push(`'~${kind}${firstYear}'`);
-  } else {
-    for (let quarter = 4; quarter >= firstQuarter; quarter--) {
-      terms.push(`'~${kind}${firstYear}q${quarter}'`);
+  for (let q = index(until) - 1; q >= first; ) {
+    const year = Math.floor(q / 4);
+    if (q % 4 === 3 && q - 3 >= first) {
+      terms.push(`'~${kind}${year}'`);
+      q -= 4;
+    } else {
+      terms.push(`'~${kind}${year}q${(q % 4) + 1}'`);
+      q -= 1;
     }
   }
   return terms.join(" | ");
 }
 
 /**
- * `s.tsv` matching the words (a tsquery expression), asked of the probe's years and quarters when there is one.
+ * `s.tsv` matching the words (a tsquery expression), asked of a probe's years and quarters (`dateTerms`, a tsquery
+ * text) when there are some.
  * With `indexed` (a tsquery text of some of the words, indexed-words.ts) the index is asked for those words only and
  * the whole query is tested on the rows it finds, through the function behind `@@`, which no index serves.
  */
 export function wordsMatchSql(
   words: string,
-  probe: DateProbe | null,
+  dateTerms: string | null,
   params: Params,
   indexed: string | null = null,
 ): string {
@@ -202,8 +253,8 @@ export function wordsMatchSql(
   // skipping through the date terms' lists, where one key would walk every entry of the terms it must see (its
   // shortest lists: the newest year's and the quarters', often shorter than the word's). Measured at 1M awards:
   // GIN 68 -> 35 ms for "ciberseguridad", 82 -> 43 ms for "mantenimiento de software" (same answers).
-  const match = probe
-    ? `s.tsv @@ ${asked} AND s.tsv @@ ${params.add(probe.terms)}::tsquery`
+  const match = dateTerms
+    ? `s.tsv @@ ${asked} AND s.tsv @@ ${params.add(dateTerms)}::tsquery`
     : `s.tsv @@ ${asked}`;
   return indexed === null ? match : `${match} AND ts_match_vq(s.tsv, ${words})`;
 }

@@ -78,7 +78,11 @@ function matchedTendersCte(
   }
   const conditions: string[] = [];
   if (scope.q !== null) {
-    conditions.push(`(${wordsMatchSql(spanishTsquery(params.add(scope.q)), probe, params, indexed)})`);
+    // Every quarter of the probe at once (not its near part first, as search does): rows of a named buyer are read
+    // whatever their date, so a count of the near rows would not tell whether older text matches belong.
+    conditions.push(
+      `(${wordsMatchSql(spanishTsquery(params.add(scope.q)), probe?.terms ?? null, params, indexed)})`,
+    );
   }
   if (scope.buyerIds.length > 0) {
     conditions.push(`s.buyer_id = ANY(${params.add(scope.buyerIds)}::bigint[])`);

@@ -80,7 +80,7 @@ const KIND_LITERAL: Record<SearchKind, string> = {
 function whereClause(
   filters: SearchFilters,
   params: Params,
-  probe: DateProbe | null,
+  dateTerms: string | null,
   options: { kind: boolean; indexed?: string | null } = { kind: true },
 ): { where: string[]; query: string | null } {
   const kind = KIND_LITERAL[filters.kind];
@@ -91,7 +91,7 @@ function whereClause(
   let query: string | null = null;
   if (filters.q !== null) {
     query = spanishTsquery(params.add(filters.q));
-    where.push(wordsMatchSql(query, probe, params, options.indexed ?? null));
+    where.push(wordsMatchSql(query, dateTerms, params, options.indexed ?? null));
   }
   if (filters.cpvPrefix !== null) {
     where.push(`s.cpv_prefixes @> ARRAY[${params.add(filters.cpvPrefix)}]::text[]`);
@@ -255,13 +255,26 @@ function matchedRows(
              ORDER BY x.date DESC NULLS LAST, x.id DESC
              LIMIT ${n}`;
   }
-  const { where, query } = whereClause(filters, params, probe, { kind: true, indexed });
-  const columns = `s.id, s.date${query && ranked ? `, ts_rank(s.tsv, ${query}) AS rank` : ""}`;
-  return `SELECT ${columns}
-            FROM search_rows s
-           WHERE ${where.join(" AND ")}
+  const listed = (dateTerms: string | null, extra: string[] = []) => {
+    const { where, query } = whereClause(filters, params, dateTerms, { kind: true, indexed });
+    const columns = `s.id, s.date${query && ranked ? `, ts_rank(s.tsv, ${query}) AS rank` : ""}`;
+    return `SELECT ${columns} FROM search_rows s WHERE ${[...where, ...extra].join(" AND ")}`;
+  };
+  const n = params.add(count);
+  if (probe?.near) {
+    // The near quarters first; the far ones only when the near ones hold fewer than `count` matches (a condition on
+    // an uncorrelated subquery: PostgreSQL tests it once, before reading anything of that branch). Every row read
+    // holds the words, so the newest `count` matches are all near ones whenever there are that many.
+    return `WITH near AS MATERIALIZED (${listed(probe.near.terms)})
+            SELECT * FROM near
+            UNION ALL
+            (${listed(probe.near.farTerms, [`(SELECT count(*) FROM near) < ${n}`])})
+            ORDER BY date DESC NULLS LAST, id DESC
+            LIMIT ${n}`;
+  }
+  return `${listed(probe?.terms ?? null)}
            ORDER BY s.date DESC NULLS LAST, s.id DESC
-           LIMIT ${params.add(count)}`;
+           LIMIT ${n}`;
 }
 
 interface PartyRead {
