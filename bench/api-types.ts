@@ -18,6 +18,8 @@ export interface CaseResult {
 export interface WindowResult {
   seconds: number;
   ms: number[];
+  /** The query of the mix each call of `ms` was (its label), in the same order. */
+  labels: string[];
   /** Calls answered with a status other than 200. */
   errors: number;
   /**

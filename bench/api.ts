@@ -9,7 +9,15 @@ import { migrate } from "../src/db/migrate.ts";
 import { writeSyntheticFeed } from "../src/ingest/synthetic/feed.ts";
 import { createLogger } from "../src/lib/logger.ts";
 import { amplify } from "./amplify.ts";
-import type { CaseResult, MemoryReading, SignalsSummary, TableSize, WorkerOutput } from "./api-types.ts";
+import type {
+  AroundIngest,
+  CaseResult,
+  MemoryReading,
+  SignalsSummary,
+  TableSize,
+  WindowResult,
+  WorkerOutput,
+} from "./api-types.ts";
 import {
   BENCH_PG_URL,
   benchNow,
@@ -164,6 +172,7 @@ async function prepare(env: Record<string, string>): Promise<{ highest: number; 
 }
 
 const f1 = (n: number) => (Number.isFinite(n) ? n.toFixed(1) : "–");
+const f2 = (n: number) => (Number.isFinite(n) ? n.toFixed(2) : "–");
 /** The database floor's p50 and p95 (a dash without samples: a run of no rounds). */
 function dbFloorText(ms: readonly number[]): string {
   if (ms.length === 0) {
@@ -191,6 +200,36 @@ function memoryText(label: string, m: MemoryReading): string {
 }
 
 const loadText = (l: number[]) => l.map((n) => n.toFixed(2)).join(", ");
+
+/**
+ * Each query's p50 and p95 before, during and just after the ingest, and its during/before p50 ratio: which
+ * queries a window's slowdown comes from.
+ */
+function perQueryAroundIngest(windows: AroundIngest["windows"]): string {
+  const byLabel = (w: WindowResult, label: string) => w.ms.filter((_, i) => w.labels[i] === label);
+  const labels = [...new Set(windows.before.labels)];
+  return markdownTable(
+    [
+      "query",
+      "calls before / during / after",
+      "p50 before / during / after ms",
+      "p95 before / during / after ms",
+      "p50 during ÷ before",
+    ],
+    labels.map((label) => {
+      const samples = [windows.before, windows.during, windows.after].map((w) => byLabel(w, label));
+      const q = samples.map((sample) => quantiles(sample));
+      return [
+        label,
+        samples.map((sample) => sample.length).join(" / "),
+        q.map((x) => f1(x.p50)).join(" / "),
+        q.map((x) => f1(x.p95)).join(" / "),
+        // Two decimals: a window's slowdown is often a matter of 5-15 %.
+        f2((q[1]?.p50 ?? Number.NaN) / (q[0]?.p50 ?? Number.NaN)),
+      ];
+    }),
+  );
+}
 
 function tableSizeText(name: string, t: TableSize): string {
   return `${name}: ${t.rows.toLocaleString("en")} rows, ${mbText(t.totalBytes)} in all (table ${mbText(t.heapBytes)}); indexes: ${t.indexes.map((i) => `${i.name} ${mbText(i.bytes)}`).join(", ") || "none"}.`;
@@ -383,6 +422,10 @@ function formatSection(
           ];
         }),
       ),
+      "",
+      "Per query of the mix, in each window (a window holds one to a few dozen calls of each query, so its p95 is rough):",
+      "",
+      perQueryAroundIngest(windows),
       "",
     );
   }

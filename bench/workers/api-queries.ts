@@ -538,6 +538,7 @@ const searchCases = cases.filter((c) => c.endpoint === SEARCH && served.has(c.en
 async function loop(done: (calls: number) => boolean): Promise<WindowResult> {
   const started = performance.now();
   const ms: number[] = [];
+  const labels: string[] = [];
   const floor: number[] = [];
   let errors = 0;
   for (let i = 0; !done(i); i++) {
@@ -547,11 +548,12 @@ async function loop(done: (calls: number) => boolean): Promise<WindowResult> {
     const c = searchCases[i % searchCases.length] as Case;
     const result = await call(c.endpoint, c.path(), true);
     ms.push(result.ms);
+    labels.push(c.label);
     if (result.status !== 200) {
       errors += 1;
     }
   }
-  return { seconds: (performance.now() - started) / 1000, ms, errors, dbFloor: floor };
+  return { seconds: (performance.now() - started) / 1000, ms, labels, errors, dbFloor: floor };
 }
 
 async function aroundIngest(dir: string): Promise<AroundIngest> {
