@@ -13,7 +13,8 @@ import type { Logger } from "../lib/logger.ts";
  * once more than 1,000 rows were inserted since the last vacuum, however big the table (the default adds 20 % of
  * it). Vacuum then reads only the pages written since (the others are marked all-visible), so it costs what the
  * run wrote; and the rows an ingest inserts are the newest, which every search lists first through index-only
- * reads that must visit the table for each row on a page not yet marked all-visible. So a run that wrote little
+ * reads that must visit the table for each row on a page not yet marked all-visible (migration 0030 gives
+ * PostgreSQL's autovacuum the same rule for the search relations). So a run that wrote little
  * costs one catalog read, and the cost follows what was written, not the database's size. PGlite is
  * single-threaded: requests wait while this runs, as they wait for the ingest.
  */

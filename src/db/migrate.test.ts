@@ -260,6 +260,23 @@ describe(`migrate (${TEST_ENGINE})`, () => {
     }
   });
 
+  it("has autovacuum vacuum the search relations after every 1,000 inserted rows (0030)", async () => {
+    handle = await createTestDb();
+    const { rows } = await handle.db.query<{ name: string; options: string[] | null }>(
+      `SELECT relname AS name, reloptions AS options FROM pg_class
+        WHERE relname IN ('search_rows', 'search_tender_winners') AND relkind = 'r' ORDER BY 1`,
+    );
+    expect(rows.map((r) => r.name)).toEqual(["search_rows", "search_tender_winners"]);
+    for (const row of rows) {
+      expect(row.options ?? [], row.name).toEqual(
+        expect.arrayContaining([
+          "autovacuum_vacuum_insert_threshold=1000",
+          "autovacuum_vacuum_insert_scale_factor=0",
+        ]),
+      );
+    }
+  });
+
   // The pending list's size is read from the index's metapage through pageinspect, which the embedded engine
   // does not load; on PGlite the test above checks the setting.
   it.skipIf(TEST_ENGINE === "pglite")(
