@@ -17,7 +17,8 @@ import type { Params } from "./params.ts";
  * That reads about the rows a search can keep (the newest 10,001) instead of every match. How far back to ask is
  * sized from the rows per quarter (`search_row_quarters`, kept by triggers) and the share of rows holding each word
  * (the planner's statistics, `pg_stats`). Sizing only decides how much is read: the caller checks the answer
- * (`probeAnswered`) and asks again without a probe when the quarters held too few matches.
+ * (`probeAnswered`) and asks again without a probe when the quarters held too few matches. Search reads a probe's
+ * newest quarters first and its older ones only when those fall short (`NearQuarters`), in the same statement.
  */
 
 export interface DateProbe {
