@@ -216,13 +216,32 @@ describe("search reads the newest rows first for a word of middling frequency", 
     expect(await matches("auditoría", probe?.terms ?? "")).toBeGreaterThanOrEqual(WINDOW + 1);
     // "ciberseguridad": the near quarters alone hold the window.
     expect(await matches("ciberseguridad", ciber?.near?.terms ?? "")).toBeGreaterThanOrEqual(WINDOW + 1);
-    // The far quarters' scan runs only when the near ones fall short.
-    for (const [q, farRead] of [
-      ["auditoría", true],
-      ["ciberseguridad", false],
+    // The far quarters' scan runs only when the near ones fall short, in search and in research's tender window
+    // when no buyer is named.
+    const reads = {
+      search: (db: Queryable, q: string) => searchPage(db, filters("tender", q), { window: WINDOW }),
+      research: (db: Queryable, q: string) =>
+        matchedTenderWindow(
+          db,
+          {
+            q,
+            buyerIds: [],
+            companyIds: [],
+            today: "2024-09-17",
+            now: new Date("2024-09-17T10:00:00Z"),
+            limit: 10,
+          },
+          { window: WINDOW },
+        ),
+    };
+    for (const [read, q, farRead] of [
+      ["search", "auditoría", true],
+      ["search", "ciberseguridad", false],
+      ["research", "auditoría", true],
+      ["research", "ciberseguridad", false],
     ] as const) {
       const spy = recording(t.db);
-      await searchPage(spy.db, filters("tender", q), { window: WINDOW });
+      await reads[read](spy.db, q);
       const plan = (
         await t.db.query<{ "QUERY PLAN": string }>(
           `EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) ${spy.statements[1]}`,
@@ -230,9 +249,9 @@ describe("search reads the newest rows first for a word of middling frequency", 
         )
       ).rows.map((r) => r["QUERY PLAN"]);
       const scans = plan.filter((line) => line.includes("Scan on search_rows s"));
-      expect(scans, `${q}: ${plan.join("\n")}`).toHaveLength(2);
-      expect(scans[1]?.includes("never executed"), q).toBe(!farRead);
-      expect(scans[0]?.includes("never executed"), q).toBe(false);
+      expect(scans, `${read} ${q}: ${plan.join("\n")}`).toHaveLength(2);
+      expect(scans[1]?.includes("never executed"), `${read} ${q}`).toBe(!farRead);
+      expect(scans[0]?.includes("never executed"), `${read} ${q}`).toBe(false);
     }
     // Near and far are the probe's quarters, each once.
     for (const p of [probe, ciber]) {
@@ -259,6 +278,9 @@ describe("search reads the newest rows first for a word of middling frequency", 
       ["soporte", [newBuyer]],
       ["mantenimiento", []],
       ["mantenimiento", [newBuyer]],
+      // Its near quarters fall short: the far ones answer in the same statement.
+      ["auditoría", []],
+      ["auditoría", [newBuyer]],
     ] as [string, number[]][]) {
       const probed = await matchedTenderWindow(t.db, scope(q, buyers), { window: WINDOW });
       const plain = await matchedTenderWindow(t.db, scope(q, buyers), { window: WINDOW, probe: false });

@@ -17,8 +17,9 @@ import type { Params } from "./params.ts";
  * That reads about the rows a search can keep (the newest 10,001) instead of every match. How far back to ask is
  * sized from the rows per quarter (`search_row_quarters`, kept by triggers) and the share of rows holding each word
  * (the planner's statistics, `pg_stats`). Sizing only decides how much is read: the caller checks the answer
- * (`probeAnswered`) and asks again without a probe when the quarters held too few matches. Search reads a probe's
- * newest quarters first and its older ones only when those fall short (`NearQuarters`), in the same statement.
+ * (`probeAnswered`) and asks again without a probe when the quarters held too few matches. A read of text matches
+ * only asks a probe's newest quarters first and its older ones only when those fall short (`nearFirstSql`), in the
+ * same statement.
  */
 
 export interface DateProbe {
@@ -36,7 +37,8 @@ export interface DateProbe {
  * A probe's quarters in two parts: `terms` (from `from` on) are read first, and `farTerms` (the probe's older
  * quarters) only when the near ones held fewer matches than wanted. A statement may split a probe so only when every
  * row it reads holds the words: the count of the near part then says whether an older match can belong to the answer
- * (search does; research's tender window also reads rows by their buyer, and asks for every quarter at once).
+ * (search does, and research's tender window when no buyer is named; a named buyer's tenders are read whatever their
+ * date, so with one it asks for every quarter at once).
  */
 export interface NearQuarters {
   terms: string;
@@ -235,6 +237,26 @@ function quarterTerms(kind: string, from: string, until: string): string {
     }
   }
   return terms.join(" | ");
+}
+
+/**
+ * A probed read that asks its near quarters first (`NearQuarters`): every near row, then, only when they are fewer
+ * than `limit` (a bound parameter), the far quarters' rows; the newest `limit` of them in list order. `select(terms,
+ * extra)` is one SELECT over `search_rows s` whose rows all hold the words, asked of those date terms, with the
+ * `extra` conditions added to its WHERE; its columns include `id` and `date`. The far branch's condition is on an
+ * uncorrelated subquery, which PostgreSQL tests once, before reading anything of that branch.
+ */
+export function nearFirstSql(
+  select: (dateTerms: string, extra: string[]) => string,
+  near: NearQuarters,
+  limit: string,
+): string {
+  return `WITH near AS MATERIALIZED (${select(near.terms, [])})
+          SELECT * FROM near
+          UNION ALL
+          (${select(near.farTerms, [`(SELECT count(*) FROM near) < ${limit}`])})
+          ORDER BY date DESC NULLS LAST, id DESC
+          LIMIT ${limit}`;
 }
 
 /**

@@ -1,5 +1,12 @@
 import type { Queryable } from "../client.ts";
-import { type DateProbe, newestDateSql, planTextRead, probeAnswered, wordsMatchSql } from "./date-probe.ts";
+import {
+  type DateProbe,
+  nearFirstSql,
+  newestDateSql,
+  planTextRead,
+  probeAnswered,
+  wordsMatchSql,
+} from "./date-probe.ts";
 import { Params, spanishTsquery } from "./params.ts";
 import { SEARCH_WINDOW } from "./search.ts";
 
@@ -76,12 +83,20 @@ function matchedTendersCte(
                      ${params.add(rows.buyerIds)}::bigint[]) AS w (id, date, buyer_id)
      )`;
   }
+  const q = scope.q;
+  if (q !== null && probe?.near && scope.buyerIds.length === 0) {
+    // Only text matches: the near quarters first, as search reads them. With named buyers their tenders are read
+    // whatever their date, so a count of the near rows would not tell whether older text matches belong: every
+    // quarter of the probe is read at once (below).
+    const select = (dateTerms: string, extra: string[]) =>
+      `SELECT s.id, s.date, s.buyer_id FROM search_rows s
+        WHERE ${["s.kind = 'tender'", wordsMatchSql(spanishTsquery(params.add(q)), dateTerms, params, indexed), ...extra].join(" AND ")}`;
+    return `mt AS MATERIALIZED (${nearFirstSql(select, probe.near, params.add(window + 1))})`;
+  }
   const conditions: string[] = [];
-  if (scope.q !== null) {
-    // Every quarter of the probe at once (not its near part first, as search does): rows of a named buyer are read
-    // whatever their date, so a count of the near rows would not tell whether older text matches belong.
+  if (q !== null) {
     conditions.push(
-      `(${wordsMatchSql(spanishTsquery(params.add(scope.q)), probe?.terms ?? null, params, indexed)})`,
+      `(${wordsMatchSql(spanishTsquery(params.add(q)), probe?.terms ?? null, params, indexed)})`,
     );
   }
   if (scope.buyerIds.length > 0) {

@@ -1,5 +1,12 @@
 import type { Queryable } from "../client.ts";
-import { type DateProbe, newestDateSql, planTextRead, probeAnswered, wordsMatchSql } from "./date-probe.ts";
+import {
+  type DateProbe,
+  nearFirstSql,
+  newestDateSql,
+  planTextRead,
+  probeAnswered,
+  wordsMatchSql,
+} from "./date-probe.ts";
 import { Params, spanishTsquery } from "./params.ts";
 
 /**
@@ -262,15 +269,8 @@ function matchedRows(
   };
   const n = params.add(count);
   if (probe?.near) {
-    // The near quarters first; the far ones only when the near ones hold fewer than `count` matches (a condition on
-    // an uncorrelated subquery: PostgreSQL tests it once, before reading anything of that branch). Every row read
-    // holds the words, so the newest `count` matches are all near ones whenever there are that many.
-    return `WITH near AS MATERIALIZED (${listed(probe.near.terms)})
-            SELECT * FROM near
-            UNION ALL
-            (${listed(probe.near.farTerms, [`(SELECT count(*) FROM near) < ${n}`])})
-            ORDER BY date DESC NULLS LAST, id DESC
-            LIMIT ${n}`;
+    // Every row read holds the words: the newest `count` matches are all near ones whenever there are that many.
+    return nearFirstSql(listed, probe.near, n);
   }
   return `${listed(probe?.terms ?? null)}
            ORDER BY s.date DESC NULLS LAST, s.id DESC
