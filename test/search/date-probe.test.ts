@@ -137,7 +137,6 @@ describe("search reads the newest rows first for a word of middling frequency", 
         newest: "2024-09-16",
         near: {
           terms: "'~tender2024' | '~tender2023' | '~tender2022q4'",
-          from: "2022-10-01",
           farTerms:
             "'~tender2022q3' | '~tender2022q2' | '~tender2022q1' | '~tender2021' | '~tender2020q4' | '~tender2020q3'",
         },

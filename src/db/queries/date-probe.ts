@@ -34,7 +34,7 @@ export interface DateProbe {
 }
 
 /**
- * A probe's quarters in two parts: `terms` (from `from` on) are read first, and `farTerms` (the probe's older
+ * A probe's quarters in two parts: `terms` (its newest quarters) are read first, and `farTerms` (the probe's older
  * quarters) only when the near ones held fewer matches than wanted. A statement may split a probe so only when every
  * row it reads holds the words: the count of the near part then says whether an older match can belong to the answer
  * (search does, and research's tender window when no buyer is named; a named buyer's tenders are read whatever their
@@ -42,7 +42,6 @@ export interface DateProbe {
  */
 export interface NearQuarters {
   terms: string;
-  from: string;
   farTerms: string;
 }
 
@@ -201,7 +200,6 @@ function probesFor(kind: "award" | "contract" | "tender", stats: ProbeStats, wan
       nearFrom !== null && nearFrom > from && nearFrom <= newest
         ? {
             terms: dateTerms(kind, nearFrom, newest),
-            from: nearFrom,
             farTerms: quarterTerms(kind, from, nearFrom),
           }
         : null;
