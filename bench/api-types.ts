@@ -112,6 +112,10 @@ export interface SignalsSummary {
 
 export interface WorkerOutput {
   engine: "postgres" | "pglite";
+  /** Whether the in-process ingest (PGlite) ran in the background lane (src/db/lanes.ts). */
+  lanes: boolean;
+  /** The pause after each search around the ingest, ms (0: one request always in flight). */
+  thinkMs: number;
   corpus: { tenders: number; awards: number; text: string };
   health: CaseResult;
   /** Milliseconds of the database floor (a fixed CPU loop in the database), once per round of the mix. */

@@ -5,6 +5,7 @@ import pg from "pg";
 import { refreshStats } from "../src/analytics/refresh-stats.ts";
 import { recomputeSignals } from "../src/analytics/renewals/recompute.ts";
 import { type Db, openDb } from "../src/db/client.ts";
+import { DEFAULT_LANE_OPTIONS } from "../src/db/lanes.ts";
 import { migrate } from "../src/db/migrate.ts";
 import { writeSyntheticFeed } from "../src/ingest/synthetic/feed.ts";
 import { createLogger } from "../src/lib/logger.ts";
@@ -378,10 +379,10 @@ function formatSection(
     const { windows, ingest } = around;
     const shared =
       out.engine === "pglite"
-        ? "On PGlite the ingest runs inside the API process and queries and the ingest share one connection (PGlite serialises them)."
+        ? `On PGlite the ingest runs inside the API process and queries and the ingest share one connection (PGlite serialises them)${out.lanes ? `; the ingest runs in the background lane, as the server runs it: before each statement and between entries it waits until no request has used the engine for ${DEFAULT_LANE_OPTIONS.quietMs} ms or for at most ${DEFAULT_LANE_OPTIONS.maxWaitMs} ms, then goes on for ${DEFAULT_LANE_OPTIONS.sliceMs} ms (src/db/lanes.ts)` : "; the background lane is off (--lanes off): the ingest and the requests take the engine in arrival order"}.`
         : `On PostgreSQL the ingest runs in its own process against the same database${ingest.peakRssMb === null ? "" : ` (its peak RSS ${ingest.peakRssMb.toFixed(0)} MB)`}.`;
     parts.push(
-      `Search around an ingest of ${ingest.entries.toLocaleString("en")} new synthetic entries (${ingest.entriesNew.toLocaleString("en")} new, ${ingest.entriesUpdated} updated, ${ingest.entriesUnchanged} unchanged, ${ingest.errors} errors: the feed carries several versions of some folders, and versions after a tender's first count as updated or unchanged; tenders ${around.tenders.before.toLocaleString("en")} → ${around.tenders.after.toLocaleString("en")}, awards ${around.awards.before.toLocaleString("en")} → ${around.awards.after.toLocaleString("en")}): ${Math.round(ingest.entriesPerSecond)} entries/s (${ingest.seconds.toFixed(1)} s including the aggregate refresh after it). ${shared} The search mix is cycled one call at a time: before (steady state: whole passes over the mix, at least ${windowSeconds} s), during the ingest (from its start to its end${out.engine === "postgres" ? ", its process's start-up included" : ""}), and for ${windowSeconds} s just after it. The database floor is timed once per pass over the mix in each window: searches that slow down by no more than it lost the machine's CPU to the ingest (on PostgreSQL its processes run beside the database's on the same cores), not time waiting on it.`,
+      `Search around an ingest of ${ingest.entries.toLocaleString("en")} new synthetic entries (${ingest.entriesNew.toLocaleString("en")} new, ${ingest.entriesUpdated} updated, ${ingest.entriesUnchanged} unchanged, ${ingest.errors} errors: the feed carries several versions of some folders, and versions after a tender's first count as updated or unchanged; tenders ${around.tenders.before.toLocaleString("en")} → ${around.tenders.after.toLocaleString("en")}, awards ${around.awards.before.toLocaleString("en")} → ${around.awards.after.toLocaleString("en")}): ${Math.round(ingest.entriesPerSecond)} entries/s (${ingest.seconds.toFixed(1)} s including the aggregate refresh after it). ${shared} The search mix is cycled one call at a time${out.thinkMs > 0 ? `, with a pause of ${out.thinkMs} ms after each (the engine idle between requests, as on a lightly used instance), each call timed from when it was due (this process sends the calls, so one due while the thread is busy is sent late; that delay is counted)` : ", the next call sent as soon as the last one answered"}: before (steady state: whole passes over the mix, at least ${windowSeconds} s), during the ingest (from its start to its end${out.engine === "postgres" ? ", its process's start-up included" : ""}), and for ${windowSeconds} s just after it. The database floor is timed once per pass over the mix in each window: searches that slow down by no more than it lost the machine's CPU to the ingest (on PostgreSQL its processes run beside the database's on the same cores), not time waiting on it.`,
       "",
       ingest.afterIngest.signals
         ? `The incremental signal recompute that followed this ingest (afterIngestRun, inside the ingest's own run, timed by the pipeline's own log line, while the search loop ran): **${(ingest.afterIngest.signals.ms / 1000).toFixed(2)} s** for ${ingest.afterIngest.signals.pairs.toLocaleString("en")} buyer x CPV division pairs (of ${ingest.afterIngest.signals.buyers.toLocaleString("en")} buyers) marked dirty by the run, ${ingest.afterIngest.signals.signals.toLocaleString("en")} signals computed for them, of which ${ingest.afterIngest.signals.written.toLocaleString("en")} written (new or changed; unchanged ones are not rewritten) and ${ingest.afterIngest.signals.removed.toLocaleString("en")} removed; the incremental aggregate refresh before it: ${ingest.afterIngest.statsMs === null ? "not logged" : `${(ingest.afterIngest.statsMs / 1000).toFixed(2)} s`}.`
@@ -448,6 +449,10 @@ export async function benchApi(args: Map<string, string>): Promise<void> {
   const baseEntries = Number(args.get("base-entries") ?? "50000");
   const ingestEntries = Number(args.get("ingest-entries") ?? "10000");
   const windowSeconds = args.get("window-seconds") ?? "20";
+  // On PGlite the in-process ingest runs in the background lane, as the server runs it; "off" measures it
+  // without (src/db/lanes.ts).
+  const lanes = args.get("lanes") ?? "on";
+  const thinkMs = args.get("think-ms") ?? "0";
   const sections: string[] = [];
   for (const engine of engines) {
     const awards = Number(args.get(`awards-${engine}`) ?? (engine === "postgres" ? 1_000_000 : 100_000));
@@ -506,6 +511,8 @@ export async function benchApi(args: Map<string, string>): Promise<void> {
         BENCH_REPEATS: repeats,
         BENCH_WINDOW_SECONDS: windowSeconds,
         BENCH_NEW_CORPUS_DIR: ingestEntries > 0 ? newDir : "",
+        BENCH_LANES: lanes,
+        BENCH_THINK_MS: thinkMs,
       });
       const section = formatSection(
         `${engine}, ${awards.toLocaleString("en")} awards`,

@@ -3,6 +3,7 @@ import { createApp } from "./app.ts";
 import { type Config, ConfigError, loadConfig, scheduleIntervalMs } from "./config.ts";
 import { createPgDb, type Db, openDb } from "./db/client.ts";
 import { DataDirLockedError } from "./db/data-dir-lock.ts";
+import { openLanes } from "./db/lanes.ts";
 import { migrate } from "./db/migrate.ts";
 import { hasSyntheticTenders } from "./db/queries/ingest-tenders.ts";
 import { startRetentionJob } from "./domain/leads/leads.ts";
@@ -58,12 +59,15 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   // Before any payment is taken: payments carry this process's instance key (payments/orphans.ts). The payments
   // of processes that died mid-call (this one's predecessor on PGlite) are given back before serving.
   const instance = await joinFleet({ db, databaseUrl: config.DATABASE_URL, log });
+  // Requests in the foreground; the ingest and what follows it in the background, which on the embedded engine
+  // waits for a pause in the requests before each statement (db/lanes.ts).
+  const lanes = openLanes(db);
   const swept = await sweepOrphanedPayments({ db, now: systemClock });
   if (swept.refundedDebits + swept.releasedDevTokens + swept.failedClaims > 0) {
     log.warn(swept, "gave back the payments of calls whose process died before answering");
   }
   const payments = createPayments({
-    db,
+    db: lanes.foreground,
     dataDb: readDb,
     now: systemClock,
     mode: config.PAYMENTS_MODE,
@@ -79,12 +83,12 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     retryMs: leaderRetryMs(config),
     log,
     now: systemClock,
-    startJobs: () => startLeaderJobs(db, config, log),
+    startJobs: () => startLeaderJobs(lanes.background, config, log),
   });
   let draining = false;
   const app = createApp({
     config,
-    domain: { db, readDb, log, now: systemClock },
+    domain: { db: lanes.foreground, readDb, log, now: systemClock },
     payments,
     process: { ingestLeader: () => leadership.status(), draining: () => draining },
   });
@@ -111,7 +115,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     `listening on http://${config.HOST}:${port}`,
   );
 
-  const sweeper = startOrphanSweep({ db, log, now: systemClock });
+  const sweeper = startOrphanSweep({ db: lanes.background, log, now: systemClock });
   leadership.start();
 
   return {

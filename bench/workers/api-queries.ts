@@ -1,7 +1,9 @@
+import { setTimeout as delay } from "node:timers/promises";
 import { serve } from "@hono/node-server";
 import { createApp } from "../../src/app.ts";
 import { loadConfig } from "../../src/config.ts";
 import { openDb } from "../../src/db/client.ts";
+import { openLanes } from "../../src/db/lanes.ts";
 import { contentWord } from "../../src/ingest/synthetic/lexicon.ts";
 import { createLogger } from "../../src/lib/logger.ts";
 import { createPayments } from "../../src/payments/index.ts";
@@ -29,11 +31,15 @@ import { describeCorpusText } from "../text-stats.ts";
  * inside this process on PGlite, where it shares the one connection with the queries.
  */
 const engine = process.env.DATABASE_URL ? "postgres" : "pglite";
-const db = await openDb({
+const opened = await openDb({
   databaseUrl: process.env.DATABASE_URL || undefined,
   dataDir: process.env.DATA_DIR ?? "",
   poolSize: 4,
 });
+// As the server wires them (src/server.ts): requests in the foreground, the in-process ingest in the background.
+const lanesOn = process.env.BENCH_LANES !== "off";
+const lanes = lanesOn ? openLanes(opened) : { foreground: opened, background: opened };
+const db = lanes.foreground;
 // One client sends every request: the per-client rate limit would measure itself, so it is off here.
 const config = loadConfig({ LOG_LEVEL: "silent", INGEST_SCHEDULE: "off", RATE_LIMIT_PER_MINUTE: "0" });
 const log = createLogger("silent");
@@ -48,6 +54,9 @@ const address = server.address();
 const base = `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`;
 const repeats = Number(process.env.BENCH_REPEATS ?? "30");
 const windowMs = Number(process.env.BENCH_WINDOW_SECONDS ?? "20") * 1000;
+// A pause after each search around the ingest (--think-ms): 0 keeps one request always in flight; a pause
+// leaves the engine idle between requests, as a lightly used instance is, so the ingest works in the gaps.
+const thinkMs = Number(process.env.BENCH_THINK_MS ?? "0");
 
 // Memory is read after a full collection when the worker runs with --expose-gc (runWorker does). Collections
 // run a few times with pauses: array buffers are released by finalizers after the collection.
@@ -541,16 +550,25 @@ async function loop(done: (calls: number) => boolean): Promise<WindowResult> {
   const labels: string[] = [];
   const floor: number[] = [];
   let errors = 0;
+  // With a pause, a call is timed from when it was due, not from when this process got round to sending it: the
+  // client shares the thread with the server, so a call due while the thread is busy (an ingest transaction runs
+  // in one go) would otherwise leave out the very wait a remote client would see.
+  let late = 0;
   for (let i = 0; !done(i); i++) {
     if (i % searchCases.length === 0) {
       floor.push(await timeDbFloor());
     }
     const c = searchCases[i % searchCases.length] as Case;
     const result = await call(c.endpoint, c.path(), true);
-    ms.push(result.ms);
+    ms.push(result.ms + late);
     labels.push(c.label);
     if (result.status !== 200) {
       errors += 1;
+    }
+    if (thinkMs > 0) {
+      const due = performance.now() + thinkMs;
+      await delay(thinkMs);
+      late = performance.now() - due;
     }
   }
   return { seconds: (performance.now() - started) / 1000, ms, labels, errors, dbFloor: floor };
@@ -583,7 +601,7 @@ async function aroundIngest(dir: string): Promise<AroundIngest> {
           DATA_DIR: "",
           BENCH_CORPUS_DIR: dir,
         })
-      : ingestCorpus(db, dir, log).then((outcome) => ({ ...outcome, peakRssMb: null }))
+      : ingestCorpus(lanes.background, dir, log).then((outcome) => ({ ...outcome, peakRssMb: null }))
   ).finally(() => {
     finished = true;
   });
@@ -652,6 +670,8 @@ server.close();
 await db.close();
 const output: WorkerOutput = {
   engine,
+  lanes: lanesOn,
+  thinkMs,
   corpus: { ...corpusCounts, text },
   health,
   dbFloor,

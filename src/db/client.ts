@@ -26,6 +26,11 @@ export interface Db extends Queryable {
   readonly engine: "postgres" | "pglite";
   /** Runs `fn` in one transaction: committed when it resolves, rolled back when it throws. */
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  /**
+   * Batch writers call this between units of their own CPU work (an entry parsed): it resolves at once, or, on
+   * the background lane of the embedded engine, when requests have had their turn (db/lanes.ts). Absent = go on.
+   */
+  pace?(): Promise<void>;
   close(): Promise<void>;
 }
 

@@ -76,6 +76,14 @@ export class IngestRun {
     return new IngestRun(deps, id);
   }
 
+  /**
+   * Called between entries while a page is read: on the embedded engine, where the ingest shares the serving
+   * thread, this is where requests take their turn (db/lanes.ts); elsewhere it resolves at once.
+   */
+  async pace(): Promise<void> {
+    await this.deps.db.pace?.();
+  }
+
   /** Applies a batch; `pages` is how many pages this batch completes (0 or 1). */
   async commit(input: BatchInput, pages: number): Promise<BatchOutcome> {
     const batch = this.deps.refuseSynthetic ? withoutSynthetic(input) : input;

@@ -1,13 +1,16 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { setTimeout as delay } from "node:timers/promises";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Db } from "../../src/db/client.ts";
+import { openLanes } from "../../src/db/lanes.ts";
 import { getCheckpoint } from "../../src/db/queries/ingest-runs.ts";
 import { ingestPlacsp, type PlacspIngestOptions } from "../../src/ingest/placsp/ingest-placsp.ts";
 import type { HttpOptions } from "../../src/ingest/sources/http.ts";
 import { createLogger } from "../../src/lib/logger.ts";
 import { truncateAll, useTestDb } from "../helpers/db.ts";
+import { TEST_ENGINE } from "../helpers/engines.ts";
 import { type FeedServer, PAGE2_PATH, PAGE3_PATH, startFeedServer } from "../helpers/feed-server.ts";
 import { canonicalDump, ingestPage, LIFECYCLE, TWO_ENTRIES } from "../helpers/placsp.ts";
 import { buildZip } from "../helpers/zip.ts";
@@ -38,6 +41,9 @@ function run(db: Db, options: Partial<PlacspIngestOptions> & { source: string })
   );
 }
 
+/** The counts of a first walk of the three pages. */
+const WHOLE_WALK = { pages: 3, entriesNew: 3, entriesUpdated: 1, entriesUnchanged: 9, errors: 0 };
+
 /** What ingesting the two fixture files directly gives: the reference every route must reach. */
 async function referenceDump(db: Db): Promise<string> {
   await truncateAll(db);
@@ -59,13 +65,7 @@ describe("walking a live feed", () => {
     const summary = await run(t.db, { source: feed.headUrl });
     // Newest first: the head creates the two 2025-12 tenders and the lifecycle (its second-newest version, then
     // the newest updates it); the nine older versions on pages 2-3 are kept as versions but change nothing.
-    expect(summary).toMatchObject({
-      pages: 3,
-      entriesNew: 3,
-      entriesUpdated: 1,
-      entriesUnchanged: 9,
-      errors: 0,
-    });
+    expect(summary).toMatchObject(WHOLE_WALK);
     expect(await canonicalDump(t.db)).toBe(reference);
     expect(summary.checkpoint).toBe(await newestStored(t.db));
     expect([...feed.hits.values()]).toEqual([1, 1, 1]);
@@ -172,6 +172,56 @@ describe("archives and files", () => {
       expect(await canonicalDump(t.db)).toBe(reference);
     } finally {
       server.close();
+    }
+  });
+});
+
+describe("the ingest in the background lane (db/lanes.ts)", () => {
+  it("reaches the same database while foreground statements never pause, waiting for its turns", async () => {
+    const reference = await referenceDump(t.db);
+    let waits = 0;
+    const lanes = openLanes(t.db, {
+      quietMs: 10,
+      maxWaitMs: 20,
+      sliceMs: 5,
+      sleep: (ms) => {
+        waits += 1;
+        return delay(ms);
+      },
+    });
+    let busy = true;
+    let served = 0;
+    const load = (async () => {
+      while (busy) {
+        await lanes.foreground.query("SELECT count(*) FROM search_rows");
+        served += 1;
+        // Requests arrive as I/O events; the next one follows at once (far within quietMs).
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    })();
+    // Counts the ingest's pauses between entries (the lane's own pacing still runs).
+    let paced = 0;
+    const background = {
+      ...lanes.background,
+      pace: async () => {
+        paced += 1;
+        await lanes.background.pace?.();
+      },
+    };
+    const summary = await run(background, { source: feed.headUrl }).finally(() => {
+      busy = false;
+    });
+    await load;
+    expect(summary).toMatchObject(WHOLE_WALK);
+    expect(await canonicalDump(t.db)).toBe(reference);
+    expect(served).toBeGreaterThan(0);
+    // Once per item read: the 13 entries of the three pages, the head page's tombstone, each page's feed header.
+    expect(paced).toBe(17);
+    // The embedded engine's background waited for the foreground; on PostgreSQL the lanes are one database.
+    if (TEST_ENGINE === "pglite") {
+      expect(waits).toBeGreaterThan(0);
+    } else {
+      expect(waits).toBe(0);
     }
   });
 });

@@ -54,6 +54,7 @@ export async function ingestPlacspPage(
 
   try {
     for await (const item of readPlacspFeed(body)) {
+      await run.pace();
       if (item.kind === "feed") {
         result.links = item.links;
       } else if (item.kind === "tombstone") {

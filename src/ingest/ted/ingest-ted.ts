@@ -404,6 +404,7 @@ class BatchWriter {
   }
 
   async add(...items: (IngestVersion | EntryFailure)[]): Promise<void> {
+    await this.#run.pace();
     for (const item of items) {
       if ("tender" in item) {
         this.#versions.push(item);
