@@ -9,8 +9,8 @@ import type { Db, Queryable } from "./client.ts";
  * writers (MVCC). The embedded engine has one connection in the serving process's one thread, and it serialises
  * every statement and transaction in arrival order, so a search that arrives while an ingest batch holds the
  * engine waits for the whole batch. Here `background` waits for its turn before each statement or transaction:
- * until no foreground statement has run for `quietMs` (the engine is idle, or between two requests), or until it
- * has waited `maxWaitMs` (under a load that never pauses the background still advances, at a bounded share).
+ * until no foreground statement has run for `quietMs` (no request is coming), or until it has waited `maxWaitMs`
+ * (while requests keep coming the background still advances, at a bounded share), and then goes on for `sliceMs`.
  * A statement already running is never interrupted: a request that arrives during a batch transaction waits for
  * it. `quietMs` is longer than the pause between the calls of a client that keeps calling (100 ms: with 10 ms the
  * ingest ran between such calls and the requests waited for its transactions; bench/results/api.md, "PGlite during
@@ -22,7 +22,7 @@ export interface Lanes {
 }
 
 export interface LaneOptions {
-  /** The foreground counts as idle after this long without a statement (longer than the gap between two). */
+  /** The foreground counts as idle after this long without a statement (longer than a calling client's pauses). */
   quietMs: number;
   /** The background never waits longer than this for one turn. */
   maxWaitMs: number;
