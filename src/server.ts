@@ -60,7 +60,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   // of processes that died mid-call (this one's predecessor on PGlite) are given back before serving.
   const instance = await joinFleet({ db, databaseUrl: config.DATABASE_URL, log });
   // Requests in the foreground; the ingest and what follows it in the background, which on the embedded engine
-  // waits for a pause in the requests before each statement (db/lanes.ts).
+  // waits for a pause in the requests before each statement and between the entries it parses (db/lanes.ts).
   const lanes = openLanes(db);
   const swept = await sweepOrphanedPayments({ db, now: systemClock });
   if (swept.refundedDebits + swept.releasedDevTokens + swept.failedClaims > 0) {

@@ -16,7 +16,8 @@ import type { Logger } from "../lib/logger.ts";
  * reads that must visit the table for each row on a page not yet marked all-visible (migration 0030 gives
  * PostgreSQL's autovacuum the same rule for the search relations). So a run that wrote little
  * costs one catalog read, and the cost follows what was written, not the database's size. PGlite is
- * single-threaded: requests wait while this runs, as they wait for the ingest.
+ * single-threaded: a request waits while a VACUUM or ANALYZE runs (run by the ingest leader through the background
+ * lane, db/lanes.ts, each starts only in its turn, but no statement is cut short).
  */
 export async function maintainEmbeddedDatabase(deps: { db: Db; log: Logger }): Promise<void> {
   if (deps.db.engine !== "pglite") {
