@@ -31,6 +31,12 @@ export interface Db extends Queryable {
    * the background lane of the embedded engine, when requests have had their turn (db/lanes.ts). Absent = go on.
    */
   pace?(): Promise<void>;
+  /**
+   * Set on the background lane of the embedded engine: a request that arrives while one of this view's transactions
+   * runs waits for all of it, so batch writers keep each transaction short (ingest batches of at most
+   * SHORT_TRANSACTION_ENTRIES, the signal recompute SHORT_TRANSACTION_BUYERS buyers at a time). Absent = no need.
+   */
+  readonly shortTransactions?: boolean;
   close(): Promise<void>;
 }
 

@@ -65,6 +65,13 @@ describe("openLanes", () => {
     expect(lanes.background).toBe(db);
   });
 
+  it("asks the embedded engine's batch writers, not its requests, for short transactions", () => {
+    const { db, options } = harness();
+    const lanes = openLanes(db, options);
+    expect(lanes.background.shortTransactions).toBe(true);
+    expect(lanes.foreground.shortTransactions).toBeUndefined();
+  });
+
   it("starts background work at once when the foreground is idle", async () => {
     const { db, started, options, run } = harness();
     const lanes = openLanes(db, options);

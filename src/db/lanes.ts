@@ -12,7 +12,8 @@ import type { Db, Queryable } from "./client.ts";
  * until no foreground statement has run for `quietMs` (no request is coming), or until it has waited `maxWaitMs`
  * (while requests keep coming the background still advances, at a bounded share), and then goes on for `sliceMs`.
  * A statement already running is never interrupted: a request that arrives during a batch transaction waits for
- * it. `quietMs` is longer than the pause between the calls of a client that keeps calling (100 ms: with 10 ms the
+ * it, so the background view also asks batch writers to keep their transactions short (`shortTransactions`).
+ * `quietMs` is longer than the pause between the calls of a client that keeps calling (100 ms: with 10 ms the
  * ingest ran between such calls and the requests waited for its transactions; bench/results/api.md, "PGlite during
  * an ingest: requests first"; docs/decisions.md, "Search while the embedded engine ingests").
  */
@@ -88,6 +89,7 @@ export function openLanes(db: Db, options: LaneOptions = DEFAULT_LANE_OPTIONS): 
         return work();
       }),
       pace: turn,
+      shortTransactions: true,
     },
   };
 }

@@ -24,6 +24,14 @@ export interface IngestDeps {
   progress?: Progress;
 }
 
+/**
+ * Entries per batch transaction on a view with short transactions (`Db.shortTransactions`). At 100,000 awards, with a
+ * search every 150 ms, batches of 500 made the searches during the ingest wait for them (p95 4.13× their steady
+ * state), batches of 100 still 2.10× (each took longer than the gap between the ingest's turn and the next search),
+ * 25 1.26×, for an ingest at 0.55× the speed (bench/results/api.md, "PGlite during an ingest: an idle instance").
+ */
+export const SHORT_TRANSACTION_ENTRIES = 25;
+
 const SYNTHETIC_REFUSED =
   "synthetic entry refused: this server takes real payments (PAYMENTS_MODE=x402); load synthetic data only " +
   "into a dev-mode database";
@@ -82,6 +90,14 @@ export class IngestRun {
    */
   async pace(): Promise<void> {
     await this.deps.db.pace?.();
+  }
+
+  /**
+   * How many entries one batch transaction may hold: `requested`, or at most SHORT_TRANSACTION_ENTRIES on a view
+   * that asks for short transactions (the embedded engine's background lane, where requests wait for them).
+   */
+  batchLimit(requested: number): number {
+    return this.deps.db.shortTransactions ? Math.min(requested, SHORT_TRANSACTION_ENTRIES) : requested;
   }
 
   /** Applies a batch; `pages` is how many pages this batch completes (0 or 1). */

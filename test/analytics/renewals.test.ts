@@ -242,6 +242,40 @@ describe("renewal signals on a crafted history", () => {
     expect(await storedSignals(t.db)).toEqual(incremental);
   });
 
+  it("gives the same table a few buyers per transaction as in one (the embedded engine's background lane)", async () => {
+    const full = await storedSignals(t.db);
+    // Three buyers marked: each publishes a tender (B2 in division 48, B1 and B3 in 72).
+    for (const [i, buyerId] of [b1, b2, b3].entries()) {
+      await insertTender(t.db, {
+        sourceRef: `T-CHUNK-${i}`,
+        buyerId,
+        cpvAll: [i === 1 ? "48000000" : "72100000"],
+        publicationDate: "2024-05-02",
+      });
+    }
+    const step = await recomputeSignals({ db: t.db, log, now: KEEP_ALL, buyersPerTransaction: 1 });
+    // One transaction per buyer, and the one that found no marks left (and applied retention).
+    expect(step).toMatchObject({ buyers: 3, pairs: 3, transactions: 4 });
+    const chunked = await storedSignals(t.db);
+    expect(chunked).not.toEqual(full);
+    expect((await recomputeSignals({ db: t.db, log, now: KEEP_ALL })).buyers).toBe(0);
+    await recomputeSignals({ db: t.db, log, now: KEEP_ALL, full: true });
+    expect(await storedSignals(t.db)).toEqual(chunked);
+    // Two buyers per transaction: the second takes the last one and ends there.
+    for (const [i, buyerId] of [b1, b2, b3].entries()) {
+      await insertTender(t.db, {
+        sourceRef: `T-CHUNK-B${i}`,
+        buyerId,
+        cpvAll: [i === 1 ? "48000000" : "72100000"],
+        publicationDate: "2024-05-03",
+      });
+    }
+    expect(await recomputeSignals({ db: t.db, log, now: KEEP_ALL, buyersPerTransaction: 2 })).toMatchObject({
+      buyers: 3,
+      transactions: 2,
+    });
+  });
+
   it("rewrites nothing when a touched pair's signals come out the same", async () => {
     const before = await storedSignals(t.db);
     const versions = await signalVersions(t.db);

@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
@@ -7,7 +7,9 @@ import type { Db } from "../../src/db/client.ts";
 import { openLanes } from "../../src/db/lanes.ts";
 import { getCheckpoint } from "../../src/db/queries/ingest-runs.ts";
 import { ingestPlacsp, type PlacspIngestOptions } from "../../src/ingest/placsp/ingest-placsp.ts";
+import { SHORT_TRANSACTION_ENTRIES } from "../../src/ingest/run-context.ts";
 import type { HttpOptions } from "../../src/ingest/sources/http.ts";
+import { writeSyntheticFeed } from "../../src/ingest/synthetic/feed.ts";
 import { createLogger } from "../../src/lib/logger.ts";
 import { truncateAll, useTestDb } from "../helpers/db.ts";
 import { TEST_ENGINE } from "../helpers/engines.ts";
@@ -223,5 +225,39 @@ describe("the ingest in the background lane (db/lanes.ts)", () => {
     } else {
       expect(waits).toBe(0);
     }
+  });
+
+  it("commits batches of at most SHORT_TRANSACTION_ENTRIES entries when the view asks for short transactions", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "pi-short-batches-"));
+    const written = await writeSyntheticFeed(dir, { entries: 250, seed: 29 });
+    expect(written.pages).toBe(1);
+    /** The entries each committed batch held, as the run's progress reports them after every commit. */
+    const batches = async (db: Db): Promise<number[]> => {
+      const totals: number[] = [];
+      const progress = {
+        report: (line: () => string) => totals.push(Number(/(\d+) entries/.exec(line())?.[1])),
+      };
+      const summary = await ingestPlacsp(
+        { db, log, now: () => new Date(), progress },
+        { source: written.files[0] ?? "", feed: "643", since: null, maxPages: null, batchSize: 500, http },
+      );
+      expect(summary.entriesNew + summary.entriesUpdated + summary.entriesUnchanged).toBe(250);
+      await truncateAll(t.db);
+      return totals.map((total, i) => total - (totals[i - 1] ?? 0));
+    };
+    expect(await batches(t.db)).toEqual([250]);
+    const short: Db = {
+      engine: t.db.engine,
+      query: (sql, params) => t.db.query(sql, params),
+      exec: (sql) => t.db.exec(sql),
+      transaction: (fn) => t.db.transaction(fn),
+      close: () => t.db.close(),
+      shortTransactions: true,
+    };
+    const shortBatches = await batches(short);
+    expect(shortBatches.reduce((a, b) => a + b, 0)).toBe(250);
+    expect(shortBatches.length).toBeGreaterThanOrEqual(Math.ceil(250 / SHORT_TRANSACTION_ENTRIES));
+    expect(Math.max(...shortBatches)).toBeLessThanOrEqual(SHORT_TRANSACTION_ENTRIES);
+    rmSync(dir, { recursive: true, force: true });
   });
 });

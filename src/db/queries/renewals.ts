@@ -56,13 +56,23 @@ export interface BuyerDivisions {
 
 /**
  * Takes the buyer x division pairs marked since the last recompute (the marks this statement sees), grouped by
- * buyer, ascending.
+ * buyer, ascending: every buyer's, or the first `buyers` buyers' (ascending) when given.
  */
-export async function takeDirtySignalPairs(db: Queryable): Promise<BuyerDivisions[]> {
+export async function takeDirtySignalPairs(
+  db: Queryable,
+  buyers: number | null = null,
+): Promise<BuyerDivisions[]> {
   const { rows } = await db.query<{ buyer_id: number; divisions: string[] }>(
-    `WITH taken AS (DELETE FROM renewal_signals_dirty_pairs RETURNING buyer_id, division)
+    `WITH picked AS (
+       SELECT DISTINCT buyer_id FROM renewal_signals_dirty_pairs ORDER BY buyer_id LIMIT $1
+     ),
+     taken AS (
+       DELETE FROM renewal_signals_dirty_pairs d USING picked p WHERE d.buyer_id = p.buyer_id
+       RETURNING d.buyer_id, d.division
+     )
      SELECT buyer_id, array_agg(division ORDER BY division) AS divisions FROM taken GROUP BY buyer_id
       ORDER BY buyer_id`,
+    [buyers],
   );
   return rows.map((r) => ({ buyerId: r.buyer_id, divisions: r.divisions }));
 }

@@ -40,6 +40,7 @@ export async function ingestPlacspPage(
   let versions: IngestVersion[] = [];
   let tombstones: Tombstone[] = [];
   let failures: EntryFailure[] = [];
+  const batchSize = run.batchLimit(options.batchSize);
   // One batch is written while the next one is parsed: the database and the CPU work at the same time.
   // Batches still commit strictly in order, one at a time.
   let writing: Promise<unknown> = Promise.resolve();
@@ -73,7 +74,7 @@ export async function ingestPlacspPage(
           }
         }
       }
-      if (versions.length + tombstones.length + failures.length >= options.batchSize) {
+      if (versions.length + tombstones.length + failures.length >= batchSize) {
         await flush(0);
       }
     }

@@ -400,7 +400,7 @@ class BatchWriter {
 
   constructor(run: IngestRun, batchSize: number) {
     this.#run = run;
-    this.#batchSize = batchSize;
+    this.#batchSize = run.batchLimit(batchSize);
   }
 
   async add(...items: (IngestVersion | EntryFailure)[]): Promise<void> {
