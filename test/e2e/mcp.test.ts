@@ -4,7 +4,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SHARED_DIR } from "../helpers/engines.ts";
 import { insertAward, insertBuyer, insertCompany, insertTender } from "../helpers/factories.ts";
-import { type Spawned, spawnEntry, waitForListening } from "../helpers/process.ts";
+import { type Spawned, spawnServer, waitForListening } from "../helpers/process.ts";
 import { createServerDatabase, type ServerDatabase } from "../helpers/server-db.ts";
 
 /**
@@ -53,12 +53,8 @@ describe("MCP over Streamable HTTP (the started server)", () => {
       await insertAward(db, { tenderId: tender, winnerId: company, value: 1000 });
       return { tender, company, buyer };
     });
-    server = spawnEntry("src/main.ts", [], {
+    server = spawnServer({
       ...database.env,
-      PORT: "0",
-      HOST: "127.0.0.1",
-      LOG_LEVEL: "info",
-      INGEST_SCHEDULE: "off",
       CPV_LABELS: `${SHARED_DIR}data/cpv/cpv2008.csv`,
     });
     base = `http://127.0.0.1:${await waitForListening(server)}`;

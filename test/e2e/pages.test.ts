@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SHARED_DIR } from "../helpers/engines.ts";
 import { insertBuyer, insertCompany, insertTender } from "../helpers/factories.ts";
 import { PLACSP_FIXTURES } from "../helpers/placsp.ts";
-import { runEntry, type Spawned, spawnEntry, waitForListening } from "../helpers/process.ts";
+import { runEntry, type Spawned, spawnServer, waitForListening } from "../helpers/process.ts";
 import { insertContract } from "../helpers/renewal-history.ts";
 import { createServerDatabase, type ServerDatabase } from "../helpers/server-db.ts";
 
@@ -98,13 +98,8 @@ describe("the pages in a browser", () => {
     });
     const signals = await runEntry("src/cli.ts", ["signals"], { ...database.env, LOG_LEVEL: "warn" });
     expect(signals.code, signals.stderr).toBe(0);
-    server = spawnEntry("src/main.ts", [], {
+    server = spawnServer({
       ...database.env,
-      PORT: "0",
-      HOST: "127.0.0.1",
-      // The port is read from the "listening" line, logged at info.
-      LOG_LEVEL: "info",
-      INGEST_SCHEDULE: "off",
       CPV_LABELS: `${SHARED_DIR}data/cpv/cpv2008.csv`,
     });
     base = `http://127.0.0.1:${await waitForListening(server)}`;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SHARED_DIR } from "../helpers/engines.ts";
 import { PLACSP_FIXTURES } from "../helpers/placsp.ts";
-import { runEntry, type Spawned, spawnEntry, waitForListening } from "../helpers/process.ts";
+import { runEntry, type Spawned, spawnServer, waitForListening } from "../helpers/process.ts";
 import { createServerDatabase, type ServerDatabase } from "../helpers/server-db.ts";
 
 /**
@@ -33,12 +33,8 @@ describe("read API over HTTP after a CLI ingest", () => {
       ids.rtve = await id("SELECT id FROM buyers WHERE nif = $1", "A84818558");
       ids.istac = await id("SELECT id FROM buyers WHERE nif = $1", "Q8550002C");
     });
-    server = spawnEntry("src/main.ts", [], {
+    server = spawnServer({
       ...database.env,
-      PORT: "0",
-      HOST: "127.0.0.1",
-      LOG_LEVEL: "info",
-      INGEST_SCHEDULE: "off",
       CPV_LABELS: `${SHARED_DIR}data/cpv/cpv2008.csv`,
       NUTS_LABELS: `${SHARED_DIR}data/nuts/nuts.csv`,
     });

@@ -1,11 +1,13 @@
-import { existsSync, mkdtempSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, utimesSync } from "node:fs";
 import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SHARED_DIR } from "../helpers/engines.ts";
+import { SHORT_TRANSACTION_BUYERS } from "../../src/analytics/renewals/recompute.ts";
+import { writeSyntheticFeed } from "../../src/ingest/synthetic/feed.ts";
+import { SHARED_DIR, TEST_ENGINE } from "../helpers/engines.ts";
 import { insertTender } from "../helpers/factories.ts";
-import { runEntry, type Spawned, spawnEntry, waitForListening } from "../helpers/process.ts";
+import { runEntry, type Spawned, spawnServer, waitForListening } from "../helpers/process.ts";
 import { createServerDatabase, type ServerDatabase } from "../helpers/server-db.ts";
 
 /** The real server process (src/main.ts, as `npm start` runs it after building) over real HTTP. */
@@ -20,13 +22,8 @@ describe("the started server", () => {
     tenderId = await database.withDb((db) =>
       insertTender(db, { sourceRef: "e2e-tender", title: "Ciberseguridad" }),
     );
-    server = spawnEntry("src/main.ts", [], {
+    server = spawnServer({
       ...database.env,
-      PORT: "0",
-      HOST: "127.0.0.1",
-      LOG_LEVEL: "info",
-      // Tests never reach the real upstream feeds.
-      INGEST_SCHEDULE: "off",
       CPV_LABELS: `${SHARED_DIR}data/cpv/cpv2008.csv`,
     });
     base = `http://127.0.0.1:${await waitForListening(server)}`;
@@ -124,3 +121,65 @@ describe("start-up with bad configuration", () => {
     await new Promise((resolve) => taken.close(resolve));
   }, 120_000);
 });
+
+/**
+ * What `src/server.ts` wires: the ingest leader's jobs run on the background view of the database (db/lanes.ts).
+ * Observable from outside on the embedded engine, where that view asks for short transactions: the import folder's
+ * run ends with the incremental signal recompute, which then takes a few buyers per transaction (its log line's
+ * `transactions`); on PostgreSQL the view is the database itself, and the recompute is one transaction.
+ */
+describe("the ingest leader's jobs on the started server", () => {
+  let database: ServerDatabase;
+  let server: Spawned;
+  const importDir = mkdtempSync(join(tmpdir(), "pi-e2e-import-"));
+
+  afterAll(async () => {
+    server?.child.kill("SIGTERM");
+    await server?.exited;
+    await database?.destroy();
+    rmSync(importDir, { recursive: true, force: true });
+  });
+
+  it("run in the background lane: on PGlite the signal recompute after an import takes several transactions", async () => {
+    database = await createServerDatabase();
+    const written = await writeSyntheticFeed(importDir, { entries: 80, seed: 31 });
+    const past = new Date(Date.now() - 60_000);
+    for (const file of written.files) {
+      utimesSync(file, past, past); // settled: the import folder takes only files no longer being written
+    }
+    server = spawnServer({
+      ...database.env,
+      IMPORT_DIR: importDir,
+      IMPORT_SCHEDULE: "1s",
+    });
+    await waitForListening(server);
+    const recomputed = await waitForLogLine(server, "renewal signals recomputed");
+    expect(recomputed.full).toBe(false);
+    const buyers = Number(recomputed.buyers);
+    expect(buyers).toBeGreaterThan(SHORT_TRANSACTION_BUYERS);
+    expect(recomputed.transactions).toBe(
+      TEST_ENGINE === "pglite" ? Math.floor(buyers / SHORT_TRANSACTION_BUYERS) + 1 : 1,
+    );
+  });
+});
+
+/** The first JSON log line of `spawned` whose message is `msg`, waiting for it up to `timeoutMs`. */
+async function waitForLogLine(
+  spawned: Spawned,
+  msg: string,
+  timeoutMs = 60_000,
+): Promise<Record<string, unknown>> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    for (const line of spawned.stdout().split("\n")) {
+      if (line.includes(msg)) {
+        const parsed = JSON.parse(line) as Record<string, unknown>;
+        if (parsed.msg === msg) {
+          return parsed;
+        }
+      }
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`no "${msg}" log line within ${timeoutMs} ms; stderr: ${spawned.stderr().slice(-2000)}`);
+}

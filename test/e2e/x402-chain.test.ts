@@ -4,7 +4,7 @@ import { wrapFetchWithPayment, x402Client } from "@x402/fetch";
 import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { insertTender } from "../helpers/factories.ts";
-import { type Spawned, spawnEntry, waitForListening } from "../helpers/process.ts";
+import { type Spawned, spawnServer, waitForListening } from "../helpers/process.ts";
 import { createServerDatabase, type ServerDatabase } from "../helpers/server-db.ts";
 import { createPayer, encodeHeader } from "../helpers/x402.ts";
 import {
@@ -43,12 +43,8 @@ describe("x402 on a local chain, end to end", () => {
     tenderId = await database.withDb((db) =>
       insertTender(db, { sourceRef: "x402-chain", title: "Red corporativa" }),
     );
-    server = spawnEntry("src/main.ts", [], {
+    server = spawnServer({
       ...database.env,
-      PORT: "0",
-      HOST: "127.0.0.1",
-      LOG_LEVEL: "info",
-      INGEST_SCHEDULE: "off",
       PAYMENTS_MODE: "x402",
       X402_PAY_TO: PAY_TO,
       X402_FACILITATOR_URL: facilitator.url,

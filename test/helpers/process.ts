@@ -75,6 +75,20 @@ export function spawnEntry(entry: string, args: string[], env: Record<string, st
   return { child, stdout: () => out, stderr: () => err, exited };
 }
 
+/**
+ * The real server (src/main.ts, as `npm start` runs it) on a free port of 127.0.0.1, logging at info (the port is
+ * read from the "listening" line), scheduled feeds off (tests never reach the real upstream), plus `env`.
+ */
+export function spawnServer(env: Record<string, string>): Spawned {
+  return spawnEntry("src/main.ts", [], {
+    PORT: "0",
+    HOST: "127.0.0.1",
+    LOG_LEVEL: "info",
+    INGEST_SCHEDULE: "off",
+    ...env,
+  });
+}
+
 /** Waits for the server's "listening" log line and returns the port it reports. */
 export async function waitForListening(spawned: Spawned, timeoutMs = 60_000): Promise<number> {
   const deadline = Date.now() + timeoutMs;
