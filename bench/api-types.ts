@@ -27,6 +27,20 @@ export interface WindowResult {
    * as much as this floor lost CPU to the ingest, not by waiting on it.
    */
   dbFloor: number[];
+  /** Each call's [start, end] in ms (start = when it was due), in the order of `ms`. */
+  spans?: [number, number][];
+}
+
+/** The embedded engine's holds by the in-process ingest during its window (bench/workers/api-queries.ts). */
+export interface IngestHolds {
+  /** Transactions and scripts of the ingest. */
+  count: number;
+  /** Their durations. */
+  ms: number[];
+  /** Searches of the window whose span overlapped one of them. */
+  searchesOverlapping: number;
+  /** The latencies of the others. */
+  clearMs: number[];
 }
 
 export interface MemoryReading {
@@ -77,6 +91,8 @@ export interface AroundIngest {
   tenders: { before: number; after: number };
   awards: { before: number; after: number };
   peakDuringIngest: MemoryReading;
+  /** PGlite only; null on PostgreSQL. Optional: results written before it was measured lack it. */
+  holds?: IngestHolds | null;
 }
 
 export interface TableSize {

@@ -13,6 +13,7 @@ import { amplify } from "./amplify.ts";
 import type {
   AroundIngest,
   CaseResult,
+  IngestHolds,
   MemoryReading,
   SignalsSummary,
   TableSize,
@@ -232,6 +233,22 @@ function perQueryAroundIngest(windows: AroundIngest["windows"]): string {
   );
 }
 
+/** What the ingest's transactions and scripts did to the searches during it (PGlite). */
+function holdsText(holds: IngestHolds, before: WindowResult): string {
+  const held = quantiles(holds.ms);
+  const clear = quantiles(holds.clearMs);
+  const steady = quantiles(before.ms);
+  return (
+    `The ingest held the engine ${holds.count.toLocaleString("en")} times during its window (its transactions, from ` +
+    `after BEGIN to the end of COMMIT, and its VACUUM / ANALYZE scripts): p50 ${f1(held.p50)} ms, p95 ${f1(held.p95)}, ` +
+    `longest ${f1(Math.max(0, ...holds.ms))}. ${holds.searchesOverlapping.toLocaleString("en")} searches overlapped ` +
+    `one of them; the ${holds.clearMs.length.toLocaleString("en")} others had p50 / p95 / p99 ${f1(clear.p50)} / ` +
+    `${f1(clear.p95)} / ${f1(clear.p99)} ms (before the ingest: ${f1(steady.p50)} / ${f1(steady.p95)} / ` +
+    `${f1(steady.p99)}): a search slower without overlapping a hold reads what the ingest wrote, or lost CPU to its ` +
+    "parse, rather than waiting for the engine."
+  );
+}
+
 function tableSizeText(name: string, t: TableSize): string {
   return `${name}: ${t.rows.toLocaleString("en")} rows, ${mbText(t.totalBytes)} in all (table ${mbText(t.heapBytes)}); indexes: ${t.indexes.map((i) => `${i.name} ${mbText(i.bytes)}`).join(", ") || "none"}.`;
 }
@@ -423,6 +440,7 @@ function formatSection(
           ];
         }),
       ),
+      ...(around.holds ? ["", holdsText(around.holds, windows.before)] : []),
       "",
       "Per query of the mix, in each window (a window holds one to a few dozen calls of each query, so its p95 is rough):",
       "",

@@ -2,7 +2,7 @@ import { setTimeout as delay } from "node:timers/promises";
 import { serve } from "@hono/node-server";
 import { createApp } from "../../src/app.ts";
 import { loadConfig } from "../../src/config.ts";
-import { openDb } from "../../src/db/client.ts";
+import { type Db, openDb } from "../../src/db/client.ts";
 import { openLanes } from "../../src/db/lanes.ts";
 import { contentWord } from "../../src/ingest/synthetic/lexicon.ts";
 import { createLogger } from "../../src/lib/logger.ts";
@@ -10,6 +10,7 @@ import { createPayments } from "../../src/payments/index.ts";
 import type {
   AroundIngest,
   CaseResult,
+  IngestHolds,
   IngestOutcome,
   MemoryReading,
   TableSize,
@@ -36,9 +37,42 @@ const opened = await openDb({
   dataDir: process.env.DATA_DIR ?? "",
   poolSize: 4,
 });
+/**
+ * On PGlite, when the in-process ingest's transactions and scripts (VACUUM, ANALYZE) held the engine, [start, end]
+ * in ms: a transaction from its first statement (after BEGIN, which may have queued behind a request's statement)
+ * to the end of its COMMIT. The requests of this worker make neither (a dev-token payment is single statements),
+ * so every one is the ingest's.
+ */
+const holds: [number, number][] = [];
+async function held<T>(work: (began: () => void) => Promise<T>): Promise<T> {
+  let start = performance.now();
+  try {
+    return await work(() => {
+      start = performance.now();
+    });
+  } finally {
+    holds.push([start, performance.now()]);
+  }
+}
+const recorded: Db =
+  engine === "pglite"
+    ? {
+        engine: opened.engine,
+        query: (sql, params) => opened.query(sql, params),
+        exec: (sql) => held(() => opened.exec(sql)),
+        transaction: (fn) =>
+          held((began) =>
+            opened.transaction((tx) => {
+              began();
+              return fn(tx);
+            }),
+          ),
+        close: () => opened.close(),
+      }
+    : opened;
 // As the server wires them (src/server.ts): requests in the foreground, the in-process ingest in the background.
 const lanesOn = process.env.BENCH_LANES !== "off";
-const lanes = lanesOn ? openLanes(opened) : { foreground: opened, background: opened };
+const lanes = lanesOn ? openLanes(recorded) : { foreground: recorded, background: recorded };
 const db = lanes.foreground;
 // One client sends every request: the per-client rate limit would measure itself, so it is off here.
 const config = loadConfig({ LOG_LEVEL: "silent", INGEST_SCHEDULE: "off", RATE_LIMIT_PER_MINUTE: "0" });
@@ -554,12 +588,15 @@ async function loop(done: (calls: number) => boolean): Promise<WindowResult> {
   // client shares the thread with the server, so a call due while the thread is busy (an ingest transaction runs
   // in one go) would otherwise leave out the very wait a remote client would see.
   let late = 0;
+  const spans: [number, number][] = [];
   for (let i = 0; !done(i); i++) {
     if (i % searchCases.length === 0) {
       floor.push(await timeDbFloor());
     }
     const c = searchCases[i % searchCases.length] as Case;
     const result = await call(c.endpoint, c.path(), true);
+    const answered = performance.now();
+    spans.push([answered - result.ms - late, answered]);
     ms.push(result.ms + late);
     labels.push(c.label);
     if (result.status !== 200) {
@@ -571,7 +608,27 @@ async function loop(done: (calls: number) => boolean): Promise<WindowResult> {
       late = performance.now() - due;
     }
   }
-  return { seconds: (performance.now() - started) / 1000, ms, labels, errors, dbFloor: floor };
+  return { seconds: (performance.now() - started) / 1000, ms, labels, errors, dbFloor: floor, spans };
+}
+
+/**
+ * What the ingest's holds of the embedded engine did to the searches of a window: how many it held and for how long,
+ * and the searches that overlapped none of them (null on PostgreSQL, where nothing is recorded).
+ */
+function holdsDuring(window: WindowResult, from: number, to: number): IngestHolds | null {
+  if (engine !== "pglite") {
+    return null;
+  }
+  const inWindow = holds.filter(([start, end]) => end >= from && start <= to);
+  const overlaps = (span: [number, number]) =>
+    inWindow.some(([start, end]) => start < span[1] && end > span[0]);
+  const clear = window.ms.filter((_, i) => !overlaps(window.spans?.[i] ?? [0, 0]));
+  return {
+    count: inWindow.length,
+    ms: inWindow.map(([start, end]) => end - start),
+    searchesOverlapping: window.ms.length - clear.length,
+    clearMs: clear,
+  };
 }
 
 async function aroundIngest(dir: string): Promise<AroundIngest> {
@@ -608,6 +665,7 @@ async function aroundIngest(dir: string): Promise<AroundIngest> {
   const [duringWindow, outcome] = await Promise.all([loop(() => finished), ingest]);
   clearInterval(sampler);
   const ended = performance.now();
+  const ingestHolds = holdsDuring(duringWindow, ingestStarted, ended);
   const afterWindow = await loop(() => performance.now() - ended >= windowMs);
   const after = await counts();
   if (outcome.entriesNew === 0 || after.tenders <= before.tenders) {
@@ -621,6 +679,7 @@ async function aroundIngest(dir: string): Promise<AroundIngest> {
     tenders: { before: before.tenders, after: after.tenders },
     awards: { before: before.awards, after: after.awards },
     peakDuringIngest: peak,
+    holds: ingestHolds,
   };
 }
 
