@@ -244,8 +244,7 @@ function holdsText(holds: IngestHolds, before: WindowResult): string {
     `longest ${f1(Math.max(0, ...holds.ms))}. ${holds.searchesOverlapping.toLocaleString("en")} searches overlapped ` +
     `one of them; the ${holds.clearMs.length.toLocaleString("en")} others had p50 / p95 / p99 ${f1(clear.p50)} / ` +
     `${f1(clear.p95)} / ${f1(clear.p99)} ms (before the ingest: ${f1(steady.p50)} / ${f1(steady.p95)} / ` +
-    `${f1(steady.p99)}): a search slower without overlapping a hold reads what the ingest wrote, or lost CPU to its ` +
-    "parse, rather than waiting for the engine."
+    `${f1(steady.p99)}): a search slower without overlapping a hold did not wait for the ingest's use of the engine.`
   );
 }
 
