@@ -41,6 +41,12 @@ export interface IngestHolds {
   searchesOverlapping: number;
   /** The latencies of the others. */
   clearMs: number[];
+  /** The process's GC pauses during the window, and during the window before the ingest. */
+  gcMs?: number[];
+  gcBeforeMs?: number[];
+  /** Latencies of the searches that overlapped neither a hold nor a GC pause; before the ingest, no GC pause. */
+  clearOfGcMs?: number[];
+  beforeClearOfGcMs?: number[];
 }
 
 export interface MemoryReading {

@@ -244,7 +244,16 @@ function holdsText(holds: IngestHolds, before: WindowResult): string {
     `longest ${f1(Math.max(0, ...holds.ms))}. ${holds.searchesOverlapping.toLocaleString("en")} searches overlapped ` +
     `one of them; the ${holds.clearMs.length.toLocaleString("en")} others had p50 / p95 / p99 ${f1(clear.p50)} / ` +
     `${f1(clear.p95)} / ${f1(clear.p99)} ms (before the ingest: ${f1(steady.p50)} / ${f1(steady.p95)} / ` +
-    `${f1(steady.p99)}): a search slower without overlapping a hold did not wait for the ingest's use of the engine.`
+    `${f1(steady.p99)}): a search slower without overlapping a hold did not wait for the ingest's use of the engine.` +
+    (holds.gcMs && holds.gcBeforeMs && holds.clearOfGcMs && holds.beforeClearOfGcMs
+      ? ` Garbage collection paused the API process ${holds.gcMs.length.toLocaleString("en")} times during the ingest ` +
+        `(${f1(holds.gcMs.reduce((a, b) => a + b, 0))} ms in all, longest ${f1(Math.max(0, ...holds.gcMs))}) against ` +
+        `${holds.gcBeforeMs.length.toLocaleString("en")} (${f1(holds.gcBeforeMs.reduce((a, b) => a + b, 0))} ms) ` +
+        `before it; the ${holds.clearOfGcMs.length.toLocaleString("en")} searches during it that overlapped neither a ` +
+        `hold nor a pause had p50 / p95 ${f1(quantiles(holds.clearOfGcMs).p50)} / ${f1(quantiles(holds.clearOfGcMs).p95)} ms ` +
+        `(before it, without a pause: ${f1(quantiles(holds.beforeClearOfGcMs).p50)} / ` +
+        `${f1(quantiles(holds.beforeClearOfGcMs).p95)}).`
+      : "")
   );
 }
 

@@ -1,3 +1,4 @@
+import { PerformanceObserver } from "node:perf_hooks";
 import { setTimeout as delay } from "node:timers/promises";
 import { serve } from "@hono/node-server";
 import { createApp } from "../../src/app.ts";
@@ -70,6 +71,13 @@ const recorded: Db =
         close: () => opened.close(),
       }
     : opened;
+/** This process's garbage-collection pauses, [start, end] in ms on the clock of `performance.now()`. */
+const gcPauses: [number, number][] = [];
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) {
+    gcPauses.push([entry.startTime, entry.startTime + entry.duration]);
+  }
+}).observe({ entryTypes: ["gc"] });
 // As the server wires them (src/server.ts): requests in the foreground, the in-process ingest in the background.
 const lanesOn = process.env.BENCH_LANES !== "off";
 const lanes = lanesOn ? openLanes(recorded) : { foreground: recorded, background: recorded };
@@ -611,23 +619,44 @@ async function loop(done: (calls: number) => boolean): Promise<WindowResult> {
   return { seconds: (performance.now() - started) / 1000, ms, labels, errors, dbFloor: floor, spans };
 }
 
+/** The intervals that overlap [from, to]. */
+const within = (intervals: [number, number][], from: number, to: number) =>
+  intervals.filter(([start, end]) => end >= from && start <= to);
+const overlapsAny = (intervals: [number, number][], span: [number, number]) =>
+  intervals.some(([start, end]) => start < span[1] && end > span[0]);
+
 /**
  * What the ingest's holds of the embedded engine did to the searches of a window: how many it held and for how long,
- * and the searches that overlapped none of them (null on PostgreSQL, where nothing is recorded).
+ * and the searches that overlapped none of them; with this process's GC pauses in the window (null on PostgreSQL,
+ * where nothing is recorded).
  */
-function holdsDuring(window: WindowResult, from: number, to: number): IngestHolds | null {
+function holdsDuring(
+  window: WindowResult,
+  from: number,
+  to: number,
+  before: WindowResult,
+): IngestHolds | null {
   if (engine !== "pglite") {
     return null;
   }
-  const inWindow = holds.filter(([start, end]) => end >= from && start <= to);
-  const overlaps = (span: [number, number]) =>
-    inWindow.some(([start, end]) => start < span[1] && end > span[0]);
-  const clear = window.ms.filter((_, i) => !overlaps(window.spans?.[i] ?? [0, 0]));
+  const inWindow = within(holds, from, to);
+  const pauses = within(gcPauses, from, to);
+  const spans = window.spans ?? [];
+  const clear = window.ms.filter((_, i) => !overlapsAny(inWindow, spans[i] ?? [0, 0]));
+  const clearOfGc = window.ms.filter(
+    (_, i) => !overlapsAny(inWindow, spans[i] ?? [0, 0]) && !overlapsAny(pauses, spans[i] ?? [0, 0]),
+  );
+  const beforeSpans = before.spans ?? [];
+  const beforePauses = within(gcPauses, beforeSpans[0]?.[0] ?? 0, beforeSpans.at(-1)?.[1] ?? 0);
   return {
     count: inWindow.length,
     ms: inWindow.map(([start, end]) => end - start),
     searchesOverlapping: window.ms.length - clear.length,
     clearMs: clear,
+    gcMs: pauses.map(([start, end]) => end - start),
+    gcBeforeMs: beforePauses.map(([start, end]) => end - start),
+    clearOfGcMs: clearOfGc,
+    beforeClearOfGcMs: before.ms.filter((_, i) => !overlapsAny(beforePauses, beforeSpans[i] ?? [0, 0])),
   };
 }
 
@@ -665,7 +694,7 @@ async function aroundIngest(dir: string): Promise<AroundIngest> {
   const [duringWindow, outcome] = await Promise.all([loop(() => finished), ingest]);
   clearInterval(sampler);
   const ended = performance.now();
-  const ingestHolds = holdsDuring(duringWindow, ingestStarted, ended);
+  const ingestHolds = holdsDuring(duringWindow, ingestStarted, ended, beforeWindow);
   const afterWindow = await loop(() => performance.now() - ended >= windowMs);
   const after = await counts();
   if (outcome.entriesNew === 0 || after.tenders <= before.tenders) {
