@@ -28,7 +28,7 @@ export interface WindowResult {
    */
   dbFloor: number[];
   /** Each call's [start, end] in ms (start = when it was due), in the order of `ms`. */
-  spans?: [number, number][];
+  spans: [number, number][];
 }
 
 /** The embedded engine's holds by the in-process ingest during its window (bench/workers/api-queries.ts). */
@@ -42,11 +42,11 @@ export interface IngestHolds {
   /** The latencies of the others. */
   clearMs: number[];
   /** The process's GC pauses during the window, and during the window before the ingest. */
-  gcMs?: number[];
-  gcBeforeMs?: number[];
+  gcMs: number[];
+  gcBeforeMs: number[];
   /** Latencies of the searches that overlapped neither a hold nor a GC pause; before the ingest, no GC pause. */
-  clearOfGcMs?: number[];
-  beforeClearOfGcMs?: number[];
+  clearOfGcMs: number[];
+  beforeClearOfGcMs: number[];
 }
 
 export interface MemoryReading {
@@ -97,8 +97,8 @@ export interface AroundIngest {
   tenders: { before: number; after: number };
   awards: { before: number; after: number };
   peakDuringIngest: MemoryReading;
-  /** PGlite only; null on PostgreSQL. Optional: results written before it was measured lack it. */
-  holds?: IngestHolds | null;
+  /** PGlite only; null on PostgreSQL. */
+  holds: IngestHolds | null;
 }
 
 export interface TableSize {

@@ -238,22 +238,22 @@ function holdsText(holds: IngestHolds, before: WindowResult): string {
   const held = quantiles(holds.ms);
   const clear = quantiles(holds.clearMs);
   const steady = quantiles(before.ms);
+  const clearOfGc = quantiles(holds.clearOfGcMs);
+  const beforeClearOfGc = quantiles(holds.beforeClearOfGcMs);
+  const sum = (ms: number[]) => ms.reduce((a, b) => a + b, 0);
   return (
     `The ingest held the engine ${holds.count.toLocaleString("en")} times during its window (its transactions, from ` +
     `after BEGIN to the end of COMMIT, and its VACUUM / ANALYZE scripts): p50 ${f1(held.p50)} ms, p95 ${f1(held.p95)}, ` +
     `longest ${f1(Math.max(0, ...holds.ms))}. ${holds.searchesOverlapping.toLocaleString("en")} searches overlapped ` +
     `one of them; the ${holds.clearMs.length.toLocaleString("en")} others had p50 / p95 / p99 ${f1(clear.p50)} / ` +
     `${f1(clear.p95)} / ${f1(clear.p99)} ms (before the ingest: ${f1(steady.p50)} / ${f1(steady.p95)} / ` +
-    `${f1(steady.p99)}): a search slower without overlapping a hold did not wait for the ingest's use of the engine.` +
-    (holds.gcMs && holds.gcBeforeMs && holds.clearOfGcMs && holds.beforeClearOfGcMs
-      ? ` Garbage collection paused the API process ${holds.gcMs.length.toLocaleString("en")} times during the ingest ` +
-        `(${f1(holds.gcMs.reduce((a, b) => a + b, 0))} ms in all, longest ${f1(Math.max(0, ...holds.gcMs))}) against ` +
-        `${holds.gcBeforeMs.length.toLocaleString("en")} (${f1(holds.gcBeforeMs.reduce((a, b) => a + b, 0))} ms) ` +
-        `before it; the ${holds.clearOfGcMs.length.toLocaleString("en")} searches during it that overlapped neither a ` +
-        `hold nor a pause had p50 / p95 ${f1(quantiles(holds.clearOfGcMs).p50)} / ${f1(quantiles(holds.clearOfGcMs).p95)} ms ` +
-        `(before it, without a pause: ${f1(quantiles(holds.beforeClearOfGcMs).p50)} / ` +
-        `${f1(quantiles(holds.beforeClearOfGcMs).p95)}).`
-      : "")
+    `${f1(steady.p99)}): a search slower without overlapping a hold did not wait for the ingest's use of the engine. ` +
+    `Garbage collection paused the API process ${holds.gcMs.length.toLocaleString("en")} times during the ingest ` +
+    `(${f1(sum(holds.gcMs))} ms in all, longest ${f1(Math.max(0, ...holds.gcMs))}) against ` +
+    `${holds.gcBeforeMs.length.toLocaleString("en")} (${f1(sum(holds.gcBeforeMs))} ms) before it; the ` +
+    `${holds.clearOfGcMs.length.toLocaleString("en")} searches during it that overlapped neither a hold nor a pause had ` +
+    `p50 / p95 ${f1(clearOfGc.p50)} / ${f1(clearOfGc.p95)} ms (before it, without a pause: ${f1(beforeClearOfGc.p50)} / ` +
+    `${f1(beforeClearOfGc.p95)}).`
   );
 }
 

@@ -641,22 +641,19 @@ function holdsDuring(
   }
   const inWindow = within(holds, from, to);
   const pauses = within(gcPauses, from, to);
-  const spans = window.spans ?? [];
-  const clear = window.ms.filter((_, i) => !overlapsAny(inWindow, spans[i] ?? [0, 0]));
-  const clearOfGc = window.ms.filter(
-    (_, i) => !overlapsAny(inWindow, spans[i] ?? [0, 0]) && !overlapsAny(pauses, spans[i] ?? [0, 0]),
-  );
-  const beforeSpans = before.spans ?? [];
-  const beforePauses = within(gcPauses, beforeSpans[0]?.[0] ?? 0, beforeSpans.at(-1)?.[1] ?? 0);
+  const clearOfHolds = window.spans.map((span) => !overlapsAny(inWindow, span));
+  const clearOfGc = window.spans.map((span) => !overlapsAny(pauses, span));
+  const beforePauses = within(gcPauses, before.spans[0]?.[0] ?? 0, before.spans.at(-1)?.[1] ?? 0);
+  const clearMs = window.ms.filter((_, i) => clearOfHolds[i]);
   return {
     count: inWindow.length,
     ms: inWindow.map(([start, end]) => end - start),
-    searchesOverlapping: window.ms.length - clear.length,
-    clearMs: clear,
+    searchesOverlapping: window.ms.length - clearMs.length,
+    clearMs,
     gcMs: pauses.map(([start, end]) => end - start),
     gcBeforeMs: beforePauses.map(([start, end]) => end - start),
-    clearOfGcMs: clearOfGc,
-    beforeClearOfGcMs: before.ms.filter((_, i) => !overlapsAny(beforePauses, beforeSpans[i] ?? [0, 0])),
+    clearOfGcMs: window.ms.filter((_, i) => clearOfHolds[i] && clearOfGc[i]),
+    beforeClearOfGcMs: before.ms.filter((_, i) => !overlapsAny(beforePauses, before.spans[i] ?? [0, 0])),
   };
 }
 

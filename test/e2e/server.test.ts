@@ -7,7 +7,7 @@ import { SHORT_TRANSACTION_BUYERS } from "../../src/analytics/renewals/recompute
 import { writeSyntheticFeed } from "../../src/ingest/synthetic/feed.ts";
 import { SHARED_DIR, TEST_ENGINE } from "../helpers/engines.ts";
 import { insertTender } from "../helpers/factories.ts";
-import { runEntry, type Spawned, spawnServer, waitForListening } from "../helpers/process.ts";
+import { runEntry, type Spawned, spawnServer, waitForListening, waitForLogLine } from "../helpers/process.ts";
 import { createServerDatabase, type ServerDatabase } from "../helpers/server-db.ts";
 
 /** The real server process (src/main.ts, as `npm start` runs it after building) over real HTTP. */
@@ -153,7 +153,7 @@ describe("the ingest leader's jobs on the started server", () => {
       IMPORT_SCHEDULE: "1s",
     });
     await waitForListening(server);
-    const recomputed = await waitForLogLine(server, "renewal signals recomputed");
+    const recomputed = await waitForLogLine(server, (msg) => msg === "renewal signals recomputed");
     expect(recomputed.full).toBe(false);
     const buyers = Number(recomputed.buyers);
     expect(buyers).toBeGreaterThan(SHORT_TRANSACTION_BUYERS);
@@ -162,24 +162,3 @@ describe("the ingest leader's jobs on the started server", () => {
     );
   });
 });
-
-/** The first JSON log line of `spawned` whose message is `msg`, waiting for it up to `timeoutMs`. */
-async function waitForLogLine(
-  spawned: Spawned,
-  msg: string,
-  timeoutMs = 60_000,
-): Promise<Record<string, unknown>> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    for (const line of spawned.stdout().split("\n")) {
-      if (line.includes(msg)) {
-        const parsed = JSON.parse(line) as Record<string, unknown>;
-        if (parsed.msg === msg) {
-          return parsed;
-        }
-      }
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`no "${msg}" log line within ${timeoutMs} ms; stderr: ${spawned.stderr().slice(-2000)}`);
-}

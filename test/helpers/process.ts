@@ -89,21 +89,40 @@ export function spawnServer(env: Record<string, string>): Spawned {
   });
 }
 
-/** Waits for the server's "listening" log line and returns the port it reports. */
-export async function waitForListening(spawned: Spawned, timeoutMs = 60_000): Promise<number> {
+/**
+ * The first JSON log line of `spawned` whose message passes `matches`, waiting for it up to `timeoutMs`; fails at
+ * once if the process exits first.
+ */
+export async function waitForLogLine(
+  spawned: Spawned,
+  matches: (msg: string) => boolean,
+  timeoutMs = 60_000,
+): Promise<Record<string, unknown>> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    for (const line of spawned.stdout().split("\n")) {
-      if (line.includes('"msg":"listening on')) {
-        return (JSON.parse(line) as { port: number }).port;
+    // Whole lines only: the last piece is empty or a line still being written.
+    for (const line of spawned.stdout().split("\n").slice(0, -1)) {
+      if (line.startsWith("{")) {
+        const parsed = JSON.parse(line) as Record<string, unknown>;
+        if (typeof parsed.msg === "string" && matches(parsed.msg)) {
+          return parsed;
+        }
       }
     }
     if (spawned.child.exitCode !== null) {
-      throw new Error(`server exited with ${spawned.child.exitCode}: ${spawned.stderr()}${spawned.stdout()}`);
+      throw new Error(
+        `process exited with ${spawned.child.exitCode}: ${spawned.stderr()}${spawned.stdout()}`,
+      );
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  throw new Error(`server did not start within ${timeoutMs} ms: ${spawned.stderr()}`);
+  throw new Error(`no such log line within ${timeoutMs} ms: ${spawned.stderr()}`);
+}
+
+/** Waits for the server's "listening" log line and returns the port it reports. */
+export async function waitForListening(spawned: Spawned, timeoutMs = 60_000): Promise<number> {
+  const line = await waitForLogLine(spawned, (msg) => msg.startsWith("listening on "), timeoutMs);
+  return line.port as number;
 }
 
 /** Runs a command to completion. */
