@@ -29,6 +29,8 @@ export interface WindowResult {
   dbFloor: number[];
   /** Each call's [start, end] in ms (start = when it was due), in the order of `ms`. */
   spans: [number, number][];
+  /** The API process's event-loop delay over the window (perf_hooks.monitorEventLoopDelay, 10 ms resolution), ms. */
+  loopDelay: { p50: number; p99: number; max: number };
 }
 
 /** The embedded engine's holds by the in-process ingest during its window (bench/workers/api-queries.ts). */
@@ -136,6 +138,8 @@ export interface WorkerOutput {
   engine: "postgres" | "pglite";
   /** Whether the in-process ingest (PGlite) ran in the background lane (src/db/lanes.ts). */
   lanes: boolean;
+  /** Where the in-process ingest (PGlite) parsed its pages: its own thread (as the server) or the serving thread. */
+  parse: "thread" | "inline";
   /** The pause after each search around the ingest, ms (0: one request always in flight). */
   thinkMs: number;
   corpus: { tenders: number; awards: number; text: string };

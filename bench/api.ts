@@ -233,6 +233,10 @@ function perQueryAroundIngest(windows: AroundIngest["windows"]): string {
   );
 }
 
+function loopDelayText(w: WindowResult): string {
+  return `${f1(w.loopDelay.p50)} / ${f1(w.loopDelay.p99)} / ${f1(w.loopDelay.max)}`;
+}
+
 /** What the ingest's transactions and scripts did to the searches during it (PGlite). */
 function holdsText(holds: IngestHolds, before: WindowResult): string {
   const held = quantiles(holds.ms);
@@ -404,7 +408,7 @@ function formatSection(
     const { windows, ingest } = around;
     const shared =
       out.engine === "pglite"
-        ? `On PGlite the ingest runs inside the API process and queries and the ingest share one connection (PGlite serialises them)${out.lanes ? `; the ingest runs in the background lane, as the server runs it: before each statement and between entries it waits until no request has used the engine for ${DEFAULT_LANE_OPTIONS.quietMs} ms or for at most ${DEFAULT_LANE_OPTIONS.maxWaitMs} ms, then goes on for ${DEFAULT_LANE_OPTIONS.sliceMs} ms (src/db/lanes.ts)` : "; the background lane is off (--lanes off): the ingest and the requests take the engine in arrival order"}.`
+        ? `On PGlite the ingest runs inside the API process and queries and the ingest share one connection (PGlite serialises them)${out.lanes ? `; the ingest runs in the background lane, as the server runs it: before each statement and between entries it waits until no request has used the engine for ${DEFAULT_LANE_OPTIONS.quietMs} ms or for at most ${DEFAULT_LANE_OPTIONS.maxWaitMs} ms, then goes on for ${DEFAULT_LANE_OPTIONS.sliceMs} ms (src/db/lanes.ts)` : "; the background lane is off (--lanes off): the ingest and the requests take the engine in arrival order"}; ${out.parse === "thread" ? "it parses its pages on a thread of its own, as the server does (src/ingest/placsp/parse-thread.ts)" : "it parses its pages on the serving thread (--parse inline)"}.`
         : `On PostgreSQL the ingest runs in its own process against the same database${ingest.peakRssMb === null ? "" : ` (its peak RSS ${ingest.peakRssMb.toFixed(0)} MB)`}.`;
     parts.push(
       `Search around an ingest of ${ingest.entries.toLocaleString("en")} new synthetic entries (${ingest.entriesNew.toLocaleString("en")} new, ${ingest.entriesUpdated} updated, ${ingest.entriesUnchanged} unchanged, ${ingest.errors} errors: the feed carries several versions of some folders, and versions after a tender's first count as updated or unchanged; tenders ${around.tenders.before.toLocaleString("en")} → ${around.tenders.after.toLocaleString("en")}, awards ${around.awards.before.toLocaleString("en")} → ${around.awards.after.toLocaleString("en")}): ${Math.round(ingest.entriesPerSecond)} entries/s (${ingest.seconds.toFixed(1)} s including the aggregate refresh after it). ${shared} The search mix is cycled one call at a time${out.thinkMs > 0 ? `, with a pause of ${out.thinkMs} ms after each (the engine idle between requests, as on a lightly used instance), each call timed from when it was due (this process sends the calls, so one due while the thread is busy is sent late; that delay is counted)` : ", the next call sent as soon as the last one answered"}: before (steady state: whole passes over the mix, at least ${windowSeconds} s), during the ingest (from its start to its end${out.engine === "postgres" ? ", its process's start-up included" : ""}), and for ${windowSeconds} s just after it. The database floor is timed once per pass over the mix in each window: searches that slow down by no more than it lost the machine's CPU to the ingest (on PostgreSQL its processes run beside the database's on the same cores), not time waiting on it.`,
@@ -450,6 +454,8 @@ function formatSection(
       ),
       ...(around.holds ? ["", holdsText(around.holds, windows.before)] : []),
       "",
+      `The API process's event-loop delay (resolution 10 ms, so about 10 ms when idle) p50 / p99 / max, ms: before ${loopDelayText(windows.before)}, during ${loopDelayText(windows.during)}, after ${loopDelayText(windows.after)}.`,
+      "",
       "Per query of the mix, in each window (a window holds one to a few dozen calls of each query, so its p95 is rough):",
       "",
       perQueryAroundIngest(windows),
@@ -479,6 +485,9 @@ export async function benchApi(args: Map<string, string>): Promise<void> {
   // without (src/db/lanes.ts).
   const lanes = args.get("lanes") ?? "on";
   const thinkMs = args.get("think-ms") ?? "0";
+  // On PGlite the in-process ingest parses its pages on a thread of its own, as the server does; "inline" parses
+  // them on the serving thread (src/ingest/placsp/parse-thread.ts).
+  const parse = args.get("parse") ?? "thread";
   const sections: string[] = [];
   for (const engine of engines) {
     const awards = Number(args.get(`awards-${engine}`) ?? (engine === "postgres" ? 1_000_000 : 100_000));
@@ -538,6 +547,7 @@ export async function benchApi(args: Map<string, string>): Promise<void> {
         BENCH_WINDOW_SECONDS: windowSeconds,
         BENCH_NEW_CORPUS_DIR: ingestEntries > 0 ? newDir : "",
         BENCH_LANES: lanes,
+        BENCH_PARSE: parse,
         BENCH_THINK_MS: thinkMs,
       });
       const section = formatSection(

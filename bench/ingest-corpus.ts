@@ -57,11 +57,12 @@ export async function ingestCorpus(
   db: Db,
   dir: string,
   log: Logger,
+  options: { parseThread: boolean } = { parseThread: false },
 ): Promise<Omit<IngestOutcome, "peakRssMb">> {
   const recorder = stepRecorder(log);
   const started = performance.now();
   const summary = await ingestPlacsp(
-    { db, log: recorder.log, now: () => new Date() },
+    { db, log: recorder.log, now: () => new Date(), parseThread: options.parseThread },
     {
       source: dir,
       feed: "643",

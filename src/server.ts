@@ -141,14 +141,15 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
  * retention. Stopping waits for a round in progress.
  */
 function startLeaderJobs(db: Db, config: Config, log: Logger): LeaderJobs {
-  const scheduler = startIngestScheduler({ db, log, now: systemClock }, config);
+  // Pages are parsed on a thread of their own: this one answers requests.
+  const scheduler = startIngestScheduler({ db, log, now: systemClock, parseThread: true }, config);
   const importInterval = scheduleIntervalMs(config.IMPORT_SCHEDULE);
   const imports =
     importInterval === null
       ? null
       : startImportFolder(
           // A server taking real payments never imports the synthetic corpus (as it never starts on one).
-          { db, log, now: systemClock, refuseSynthetic: config.PAYMENTS_MODE === "x402" },
+          { db, log, now: systemClock, parseThread: true, refuseSynthetic: config.PAYMENTS_MODE === "x402" },
           {
             dir: config.IMPORT_DIR,
             intervalMs: importInterval,

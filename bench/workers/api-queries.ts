@@ -1,4 +1,4 @@
-import { PerformanceObserver } from "node:perf_hooks";
+import { monitorEventLoopDelay, PerformanceObserver } from "node:perf_hooks";
 import { setTimeout as delay } from "node:timers/promises";
 import { serve } from "@hono/node-server";
 import { createApp } from "../../src/app.ts";
@@ -80,6 +80,8 @@ new PerformanceObserver((list) => {
 }).observe({ entryTypes: ["gc"] });
 // As the server wires them (src/server.ts): requests in the foreground, the in-process ingest in the background.
 const lanesOn = process.env.BENCH_LANES !== "off";
+// Where the in-process ingest (PGlite) parses its pages: on a thread of its own, as the server does, or inline.
+const parse = process.env.BENCH_PARSE === "inline" ? "inline" : "thread";
 const lanes = lanesOn ? openLanes(recorded) : { foreground: recorded, background: recorded };
 const db = lanes.foreground;
 // One client sends every request: the per-client rate limit would measure itself, so it is off here.
@@ -588,6 +590,9 @@ const searchCases = cases.filter((c) => c.endpoint === SEARCH && served.has(c.en
 /** Cycles through the search mix, one call at a time, until `done(calls made)` (checked between calls). */
 async function loop(done: (calls: number) => boolean): Promise<WindowResult> {
   const started = performance.now();
+  // How long the thread that serves (and, on PGlite, ingests) was busy without letting the event loop turn.
+  const lag = monitorEventLoopDelay({ resolution: 10 });
+  lag.enable();
   const ms: number[] = [];
   const labels: string[] = [];
   const floor: number[] = [];
@@ -616,7 +621,17 @@ async function loop(done: (calls: number) => boolean): Promise<WindowResult> {
       late = performance.now() - due;
     }
   }
-  return { seconds: (performance.now() - started) / 1000, ms, labels, errors, dbFloor: floor, spans };
+  lag.disable();
+  const loopDelay = { p50: lag.percentile(50) / 1e6, p99: lag.percentile(99) / 1e6, max: lag.max / 1e6 };
+  return {
+    seconds: (performance.now() - started) / 1000,
+    ms,
+    labels,
+    errors,
+    dbFloor: floor,
+    spans,
+    loopDelay,
+  };
 }
 
 /** The intervals that overlap [from, to]. */
@@ -684,7 +699,10 @@ async function aroundIngest(dir: string): Promise<AroundIngest> {
           DATA_DIR: "",
           BENCH_CORPUS_DIR: dir,
         })
-      : ingestCorpus(lanes.background, dir, log).then((outcome) => ({ ...outcome, peakRssMb: null }))
+      : ingestCorpus(lanes.background, dir, log, { parseThread: parse === "thread" }).then((outcome) => ({
+          ...outcome,
+          peakRssMb: null,
+        }))
   ).finally(() => {
     finished = true;
   });
@@ -756,6 +774,7 @@ await db.close();
 const output: WorkerOutput = {
   engine,
   lanes: lanesOn,
+  parse,
   thinkMs,
   corpus: { ...corpusCounts, text },
   health,

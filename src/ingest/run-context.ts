@@ -22,6 +22,11 @@ export interface IngestDeps {
   refuseSynthetic?: boolean;
   /** Told after every committed batch (the CLI prints throttled progress lines from it). */
   progress?: Progress;
+  /**
+   * Parse PLACSP pages on a worker thread of the run's own (placsp/parse-thread.ts): set by the server, whose
+   * thread answers requests; the CLI parses inline.
+   */
+  parseThread?: boolean;
 }
 
 /**

@@ -123,7 +123,8 @@ describe("start-up with bad configuration", () => {
 });
 
 /**
- * What `src/server.ts` wires: the ingest leader's jobs run on the background view of the database (db/lanes.ts).
+ * What `src/server.ts` wires: the ingest leader's jobs run on the background view of the database (db/lanes.ts) and
+ * parse their pages on a thread of their own.
  * Observable from outside on the embedded engine, where that view asks for short transactions: the import folder's
  * run ends with the incremental signal recompute, which then takes a few buyers per transaction (its log line's
  * `transactions`); on PostgreSQL the view is the database itself, and the recompute is one transaction.
@@ -140,7 +141,7 @@ describe("the ingest leader's jobs on the started server", () => {
     rmSync(importDir, { recursive: true, force: true });
   });
 
-  it("run in the background lane: on PGlite the signal recompute after an import takes several transactions", async () => {
+  it("parse on their own thread and run in the background lane: on PGlite the signal recompute after an import takes several transactions", async () => {
     database = await createServerDatabase();
     const written = await writeSyntheticFeed(importDir, { entries: 80, seed: 31 });
     const past = new Date(Date.now() - 60_000);
@@ -153,6 +154,14 @@ describe("the ingest leader's jobs on the started server", () => {
       IMPORT_SCHEDULE: "1s",
     });
     await waitForListening(server);
+    // Pages are parsed on a thread of their own (ingest/placsp/parse-thread.ts), and every entry reaches the database.
+    const started = await waitForLogLine(server, (msg) => msg === "placsp ingest started");
+    expect(started.parse).toBe("thread");
+    const finished = await waitForLogLine(server, (msg) => msg === "placsp ingest finished");
+    expect(finished.errors).toBe(0);
+    expect(
+      Number(finished.entriesNew) + Number(finished.entriesUpdated) + Number(finished.entriesUnchanged),
+    ).toBe(written.entries);
     const recomputed = await waitForLogLine(server, (msg) => msg === "renewal signals recomputed");
     expect(recomputed.full).toBe(false);
     const buyers = Number(recomputed.buyers);

@@ -1,6 +1,7 @@
 import { createReadStream, readFileSync } from "node:fs";
 import type { Db } from "../../src/db/client.ts";
 import { ingestPlacspPage, type PageResult } from "../../src/ingest/placsp/ingest-page.ts";
+import { inlineParser, type PageParser } from "../../src/ingest/placsp/parse-thread.ts";
 import { IngestRun } from "../../src/ingest/run-context.ts";
 import { createLogger } from "../../src/lib/logger.ts";
 import { SHARED_DIR } from "./engines.ts";
@@ -20,7 +21,7 @@ async function* once(text: string): AsyncGenerator<string> {
 export async function ingestPage(
   db: Db,
   page: { file: string } | { xml: string },
-  options: { batchSize?: number; feed?: string | null; since?: string | null } = {},
+  options: { batchSize?: number; feed?: string | null; since?: string | null; parser?: PageParser } = {},
 ): Promise<{ run: IngestRun; page: PageResult }> {
   const run = await IngestRun.start(
     { db, log, now: () => new Date() },
@@ -36,6 +37,7 @@ export async function ingestPage(
       feed: options.feed ?? "643",
       batchSize: options.batchSize ?? 500,
       since: options.since ?? null,
+      parser: options.parser ?? inlineParser,
     });
     await run.finish();
     return { run, page: result };

@@ -1,5 +1,6 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import type { Db } from "../../src/db/client.ts";
+import { startParseThread } from "../../src/ingest/placsp/parse-thread.ts";
 import { truncateAll, useTestDb } from "../helpers/db.ts";
 import {
   AGGREGATED,
@@ -340,5 +341,20 @@ describe("batching", () => {
     await ingestPage(t.db, { file: LIFECYCLE }, { batchSize: 1 });
     await ingestPage(t.db, { file: TWO_ENTRIES }, { batchSize: 2 });
     expect(await canonicalDump(t.db)).toBe(big);
+  });
+
+  it("gives the same database when the pages are parsed on a thread of their own", async () => {
+    await ingestPage(t.db, { file: LIFECYCLE }, { batchSize: 3 });
+    await ingestPage(t.db, { file: TWO_ENTRIES }, { batchSize: 3 });
+    const inline = await canonicalDump(t.db);
+    await truncateAll(t.db);
+    const parser = startParseThread();
+    try {
+      await ingestPage(t.db, { file: LIFECYCLE }, { batchSize: 3, parser });
+      await ingestPage(t.db, { file: TWO_ENTRIES }, { batchSize: 3, parser });
+    } finally {
+      await parser.close();
+    }
+    expect(await canonicalDump(t.db)).toBe(inline);
   });
 });

@@ -1,12 +1,8 @@
-import { createHash } from "node:crypto";
 import type { EntryFailure, IngestVersion } from "../apply-batch.ts";
 import type { Tombstone } from "../model.ts";
 import type { IngestRun } from "../run-context.ts";
-import type { XmlElement } from "../xml/element.ts";
-import { attr, child, text } from "../xml/element.ts";
-import { NS } from "./namespaces.ts";
-import { normalizePlacspEntry } from "./normalize.ts";
-import { type FeedLink, readPlacspFeed } from "./parse.ts";
+import type { FeedLink } from "./parse.ts";
+import type { PageParser } from "./parse-thread.ts";
 
 export interface PageOptions {
   /** PLACSP feed id (`643`, `1044`, `1143`) when known. */
@@ -15,6 +11,8 @@ export interface PageOptions {
   batchSize: number;
   /** Entries older than this instant (`…Z`) are skipped (the `--since` option). */
   since: string | null;
+  /** Where the page is parsed: inline, or on the run's parse thread. */
+  parser: PageParser;
 }
 
 export interface PageResult {
@@ -26,7 +24,7 @@ export interface PageResult {
 }
 
 /**
- * Streams one ATOM page through parse → normalize → apply, committing every `batchSize` entries. An entry that
+ * Streams one ATOM page through parse → normalize (by `options.parser`) → apply, committing every `batchSize` entries. An entry that
  * cannot be normalized is recorded as an error and skipped; the rest of the page goes on. If the page itself is
  * broken (not ATOM, truncated), what was complete before the break is committed and the error propagates: the
  * run fails and its checkpoint stays where it was.
@@ -54,24 +52,22 @@ export async function ingestPlacspPage(
   };
 
   try {
-    for await (const item of readPlacspFeed(body)) {
-      await run.pace();
+    const items = options.parser.items(body, { feed: options.feed, pace: () => run.pace() });
+    for await (const item of items) {
       if (item.kind === "feed") {
         result.links = item.links;
       } else if (item.kind === "tombstone") {
         tombstones.push(item.tombstone);
+      } else if (item.kind === "failure") {
+        result.entries++;
+        failures.push(item.failure);
       } else {
         result.entries++;
-        const normalized = normalizeOrFail(item.element, item.raw, options.feed);
-        if ("failure" in normalized) {
-          failures.push(normalized.failure);
-        } else {
-          const updated = normalized.tender.upstreamUpdated;
-          result.oldest = result.oldest === null || updated < result.oldest ? updated : result.oldest;
-          result.newest = result.newest === null || updated > result.newest ? updated : result.newest;
-          if (options.since === null || updated >= options.since) {
-            versions.push(normalized);
-          }
+        const updated = item.version.tender.upstreamUpdated;
+        result.oldest = result.oldest === null || updated < result.oldest ? updated : result.oldest;
+        result.newest = result.newest === null || updated > result.newest ? updated : result.newest;
+        if (options.since === null || updated >= options.since) {
+          versions.push(item.version);
         }
       }
       if (versions.length + tombstones.length + failures.length >= batchSize) {
@@ -86,33 +82,4 @@ export async function ingestPlacspPage(
   await flush(1);
   await writing;
   return result;
-}
-
-function normalizeOrFail(
-  entry: XmlElement,
-  raw: string,
-  feed: string | null,
-): IngestVersion | { failure: EntryFailure } {
-  try {
-    const normalized = normalizePlacspEntry(entry, { feed });
-    return { ...normalized, rawHash: rawEntryHash(raw) };
-  } catch (error) {
-    return {
-      failure: {
-        entryRef: text(child(entry, NS.atom, "id")) ?? attr(entry, "id"),
-        reason: error instanceof Error ? error.message : String(error),
-      },
-    };
-  }
-}
-
-/**
- * SHA-256 of the entry exactly as published, without its `<updated>` element: `updated` changes on every
- * re-publication (it is the version time, not content), so an identical re-publication hashes the same. The
- * entry's own `updated` is the only element of that name in a PLACSP entry (CODICE has none).
- */
-export function rawEntryHash(raw: string): string {
-  return createHash("sha256")
-    .update(raw.replace(/<([A-Za-z_][\w.-]*:)?updated\b[^>]*>[^<]*<\/\1?updated\s*>/, ""))
-    .digest("hex");
 }

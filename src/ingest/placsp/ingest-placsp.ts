@@ -7,6 +7,7 @@ import { nextHref } from "../sources/feed-walk.ts";
 import { backoffDelay, classifyError, type HttpOptions } from "../sources/http.ts";
 import { XmlError } from "../xml/reader.ts";
 import { ingestPlacspPage } from "./ingest-page.ts";
+import { inlineParser, startParseThread } from "./parse-thread.ts";
 
 export interface PlacspIngestOptions {
   /** Head URL of a live feed, URL or path of a ZIP archive, an `.atom` file or a directory of them. */
@@ -59,8 +60,9 @@ export async function ingestPlacsp(
   const since = options.since === null ? null : `${options.since}T00:00:00.000Z`;
 
   const run = await IngestRun.start(deps, { source: "placsp", feed, location: options.source });
+  const parser = deps.parseThread ? startParseThread() : inlineParser;
   deps.log.info(
-    { runId: run.id, source: options.source, kind, feed, cursor, since },
+    { runId: run.id, source: options.source, kind, feed, cursor, since, parse: parser.where },
     "placsp ingest started",
   );
   try {
@@ -73,7 +75,7 @@ export async function ingestPlacsp(
       // A directory or archive can mix feeds; their page names say which.
       const pageFeed = feed ?? feedOf(page.name);
       const result = await readPageWithRetry(page, options.http, (body) =>
-        ingestPlacspPage(run, body, { feed: pageFeed, batchSize: options.batchSize, since }),
+        ingestPlacspPage(run, body, { feed: pageFeed, batchSize: options.batchSize, since, parser }),
       );
       // Older pages hold nothing newer than what this page reached.
       const reachedCursor = cursor !== null && result.oldest !== null && result.oldest <= cursor;
@@ -96,6 +98,8 @@ export async function ingestPlacsp(
     await run.finish(error);
     deps.log.warn({ runId: run.id, err: error }, "placsp ingest failed");
     throw error;
+  } finally {
+    await parser.close();
   }
   // Cross-source links and the aggregates over awards follow the data: only what this run changed is redone.
   await afterIngestRun({ db: deps.db, log: deps.log, now: deps.now });
