@@ -138,8 +138,10 @@ export interface WorkerOutput {
   engine: "postgres" | "pglite";
   /** Whether the in-process ingest (PGlite) ran in the background lane (src/db/lanes.ts). */
   lanes: boolean;
-  /** Where the in-process ingest (PGlite) parsed its pages: its own thread (as the server) or the serving thread. */
+  /** Where an in-process ingest parsed its pages: its own thread (as the server) or the serving thread. */
   parse: "thread" | "inline";
+  /** On PostgreSQL, whether the ingest ran inside the API process (--pg-ingest in-process) instead of its own. */
+  pgIngestInProcess: boolean;
   /** The pause after each search around the ingest, ms (0: one request always in flight). */
   thinkMs: number;
   corpus: { tenders: number; awards: number; text: string };

@@ -80,8 +80,10 @@ new PerformanceObserver((list) => {
 }).observe({ entryTypes: ["gc"] });
 // As the server wires them (src/server.ts): requests in the foreground, the in-process ingest in the background.
 const lanesOn = process.env.BENCH_LANES !== "off";
-// Where the in-process ingest (PGlite) parses its pages: on a thread of its own, as the server does, or inline.
+// Where an in-process ingest parses its pages: on a thread of its own, as the server does, or inline.
 const parse = process.env.BENCH_PARSE === "inline" ? "inline" : "thread";
+// On PostgreSQL the ingest runs in a process of its own unless asked to run here, as in a server leading the ingest.
+const pgIngestInProcess = engine === "postgres" && process.env.BENCH_PG_INGEST === "in-process";
 const lanes = lanesOn ? openLanes(recorded) : { foreground: recorded, background: recorded };
 const db = lanes.foreground;
 // One client sends every request: the per-client rate limit would measure itself, so it is off here.
@@ -693,7 +695,7 @@ async function aroundIngest(dir: string): Promise<AroundIngest> {
   let finished = false;
   const ingestStarted = performance.now();
   const ingest: Promise<IngestOutcome> = (
-    engine === "postgres"
+    engine === "postgres" && !pgIngestInProcess
       ? runWorker<IngestOutcome>("bench/workers/ingest-placsp.ts", {
           DATABASE_URL: process.env.DATABASE_URL ?? "",
           DATA_DIR: "",
@@ -775,6 +777,7 @@ const output: WorkerOutput = {
   engine,
   lanes: lanesOn,
   parse,
+  pgIngestInProcess,
   thinkMs,
   corpus: { ...corpusCounts, text },
   health,

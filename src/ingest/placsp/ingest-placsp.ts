@@ -7,7 +7,7 @@ import { nextHref } from "../sources/feed-walk.ts";
 import { backoffDelay, classifyError, type HttpOptions } from "../sources/http.ts";
 import { XmlError } from "../xml/reader.ts";
 import { ingestPlacspPage } from "./ingest-page.ts";
-import { inlineParser, startParseThread } from "./parse-thread.ts";
+import { inlineParser, type PageParser, startParseThread } from "./parse-thread.ts";
 
 export interface PlacspIngestOptions {
   /** Head URL of a live feed, URL or path of a ZIP archive, an `.atom` file or a directory of them. */
@@ -60,12 +60,23 @@ export async function ingestPlacsp(
   const since = options.since === null ? null : `${options.since}T00:00:00.000Z`;
 
   const run = await IngestRun.start(deps, { source: "placsp", feed, location: options.source });
-  const parser = deps.parseThread ? startParseThread() : inlineParser;
   deps.log.info(
-    { runId: run.id, source: options.source, kind, feed, cursor, since, parse: parser.where },
+    {
+      runId: run.id,
+      source: options.source,
+      kind,
+      feed,
+      cursor,
+      since,
+      parse: deps.parseThread ? "thread" : "inline",
+    },
     "placsp ingest started",
   );
+  let parser: PageParser = inlineParser;
   try {
+    if (deps.parseThread) {
+      parser = startParseThread();
+    }
     const pages = openPageSource(options.source, {
       http: options.http,
       ...(options.maxPages === null ? {} : { maxPages: options.maxPages }),

@@ -99,7 +99,13 @@ describe("the parse thread", () => {
     const items = thread.items(body, { feed: "643" })[Symbol.asyncIterator]();
     const first = await items.next();
     expect(first.value?.kind).toBe("feed");
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Wait until the thread stops asking for the page (or has read all of it).
+    const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+    for (let stable = 0, last = -1, waited = 0; stable < 5 && waited < 20_000; waited += 50) {
+      await pause(50);
+      stable = counter.pulled === last ? stable + 1 : 0;
+      last = counter.pulled;
+    }
     const pulledWhilePaused = counter.pulled;
     expect(pulledWhilePaused).toBeGreaterThan(0);
     expect(pulledWhilePaused).toBeLessThan(counter.total / 2);

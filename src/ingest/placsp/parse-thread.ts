@@ -11,13 +11,11 @@ import { PlacspFeedError } from "./parse.ts";
  * CLI, which serves nothing, parses inline.
  */
 export interface PageParser {
-  readonly where: "inline" | "thread";
   items(body: AsyncIterable<string | Uint8Array>, options: PageItemOptions): AsyncIterable<PageItem>;
   close(): Promise<void>;
 }
 
 export const inlineParser: PageParser = {
-  where: "inline",
   items: readPageItems,
   close: async () => {},
 };
@@ -56,7 +54,6 @@ export function startParseThread(): PageParser {
   );
   worker.on("exit", (code) => stop(new Error(`the parse thread exited (code ${code})`)));
   return {
-    where: "thread",
     items: (body, options) => pageFromThread(worker, state, body, options.feed),
     close: async () => {
       await worker.terminate();
