@@ -2,10 +2,10 @@ import type { Db } from "../db/client.ts";
 import type { Logger } from "../lib/logger.ts";
 
 /**
- * What PostgreSQL's autovacuum does for a server, done for the embedded engine after each ingest run: PGlite runs
- * no autovacuum (docs/deploy.md, "Embedded database: its autovacuum"). Without it the planner's statistics are never gathered, so
- * every plan rests on default guesses and search never learns which words are frequent (docs/search.md: the
- * date probe and long queries need them), and dead rows and the visibility map are never dealt with.
+ * What PostgreSQL's autovacuum does for a server, done for the embedded engine after each ingest run: PGlite runs no
+ * autovacuum (docs/deploy.md, "Embedded database: its autovacuum"). Without it the planner's statistics are never
+ * gathered, so every plan rests on default guesses and search never learns which words are frequent (docs/search.md:
+ * the date probe and long queries need them), and dead rows and the visibility map are never dealt with.
  *
  * The rules are autovacuum's, with PostgreSQL's default settings, applied to the counters PostgreSQL keeps per
  * table (`pg_stat_user_tables`): ANALYZE a table once more than 50 + 10 % of its rows changed since it was last

@@ -31,9 +31,10 @@ export interface IngestDeps {
 
 /**
  * Entries per batch transaction on a view with short transactions (`Db.shortTransactions`). At 100,000 awards, with a
- * search every 150 ms, batches of 500 made the searches during the ingest wait for them (p95 4.13× their steady
- * state), batches of 100 still 2.10× (each took longer than the gap between the ingest's turn and the next search),
- * 25 1.26–1.55×, for an ingest at about half the speed (bench/results/api.md, "PGlite during an ingest: an idle instance").
+ * search every 150 ms, batches of 500 made the searches during the ingest wait for them (p95 4.13× their steady state),
+ * batches of 100 still 2.10× (each took longer than the gap between the ingest's turn and the next search), 25
+ * 1.26–1.55×, for an ingest at about half the speed (bench/results/api.md, "PGlite during an ingest: an idle
+ * instance").
  */
 export const SHORT_TRANSACTION_ENTRIES = 25;
 

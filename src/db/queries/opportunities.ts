@@ -147,20 +147,19 @@ export interface OpportunityRow {
 /**
  * One page of scored opportunities and the number of them, in one statement.
  *
- * Plan: the candidate set is bounded by the window, so it is read first, from the partial indexes of tenders
- * that can still be open (migrations 0017, 0023: not tombstoned, not linked to their PLACSP procedure, not
- * awarded, signed, cancelled or deserted; the subquery repeats their predicate), "published since today - window" and
- * "deadline after now" OR-ed into one bitmap. `OFFSET 0` keeps the buyer and CPV match out of that scan: given
- * the chance, the planner ANDs the window with a GIN scan of `cpv_prefixes` for the company's divisions, which
- * reads a whole division of the history (111,334 entries, 22 ms on 1M awards) to trim a window of a few
- * hundred rows. The match is then checked on the window's rows (`cpv_prefixes` holds every 2- to 8-digit
- * prefix of every CPV of the tender, so `&&` against the history's prefixes is a CPV match at that length).
- * Also dropped as not open: a tender whose newest notice announces a result (an award, direct-award,
- * signature, modification or completion notice, on either source; a cancelled one is closed by its status) and
- * every tender with a published result (an award row, won by anyone: this also drops what the company won). The renewal evidence is two index probes
- * per candidate; buyer names are joined for the page only. Every candidate is scored (the order needs all scores),
- * then sorted by score descending and id descending; the total comes from the same materialized set, so a page
- * beyond the last still answers the real total (one row of nulls carries it).
+ * Plan: the candidate set is bounded by the window, so it is read first, from the partial indexes of tenders that can
+ * still be open (migrations 0017, 0023: not tombstoned, not linked to their PLACSP procedure, not awarded, signed,
+ * cancelled or deserted; the subquery repeats their predicate), "published since today - window" and "deadline after
+ * now" OR-ed into one bitmap. `OFFSET 0` keeps the buyer and CPV match out of that scan: given the chance, the planner
+ * ANDs the window with a GIN scan of `cpv_prefixes` for the company's divisions, which reads a whole division of the
+ * history (111,334 entries, 22 ms on 1M awards) to trim a window of a few hundred rows. The match is then checked on
+ * the window's rows (`cpv_prefixes` holds every 2- to 8-digit prefix of every CPV of the tender, so `&&` against the
+ * history's prefixes is a CPV match at that length). Also dropped as not open: a tender whose newest notice announces a
+ * result (an award, direct-award, signature, modification or completion notice, on either source; a cancelled one is
+ * closed by its status) and every tender with a published result (an award row, won by anyone: this also drops what the
+ * company won). The renewal evidence is two index probes per candidate; buyer names are joined for the page only. Every
+ * candidate is scored (the order needs all scores), then sorted by score descending and id descending; the total comes
+ * from the same materialized set, so a page beyond the last still answers the real total (one row of nulls carries it).
  */
 export async function listOpportunities(
   db: Queryable,

@@ -130,10 +130,11 @@ function toRenewal(row: SampleSignalRow): DemoRenewal {
 }
 
 /**
- * The free demo (SPEC.md, Demo sample): one labelled sample tender (the most recently published) and one
- * labelled renewal signal: an open one (not re-tendered, window not over) whose window started most recently,
- * a recurrence signal when there is one (the spec's sample shows a recurrence basis), else any type, else the
- * soonest upcoming window. Also the priced endpoints and what each source holds. An empty database answers with nulls and a note on how to load data.
+ * The free demo (SPEC.md, Demo sample): one labelled sample tender (the most recently published) and one labelled
+ * renewal signal: an open one (not re-tendered, window not over) whose window started most recently, a recurrence
+ * signal when there is one (the spec's sample shows a recurrence basis), else any type, else the soonest upcoming
+ * window. Also the priced endpoints and what each source holds. An empty database answers with nulls and a note on how
+ * to load data.
  */
 export async function getDemo({ ctx, input }: { ctx: DomainContext; input: DemoInput }): Promise<DemoResult> {
   const db = readerOf(ctx);

@@ -24,9 +24,9 @@ export interface PageResult {
 }
 
 /**
- * Streams one ATOM page through parse → normalize (by `options.parser`) → apply, committing every `batchSize` entries. An entry that
- * cannot be normalized is recorded as an error and skipped; the rest of the page goes on. If the page itself is
- * broken (not ATOM, truncated), what was complete before the break is committed and the error propagates: the
+ * Streams one ATOM page through parse → normalize (by `options.parser`) → apply, committing every `batchSize` entries.
+ * An entry that cannot be normalized is recorded as an error and skipped; the rest of the page goes on. If the page
+ * itself is broken (not ATOM, truncated), what was complete before the break is committed and the error propagates: the
  * run fails and its checkpoint stays where it was.
  */
 export async function ingestPlacspPage(
