@@ -140,8 +140,11 @@ export interface WorkerOutput {
   lanes: boolean;
   /** Where an in-process ingest parsed its pages: its own thread (as the server) or the serving thread. */
   parse: "thread" | "inline";
-  /** On PostgreSQL, whether the ingest ran inside the API process (--pg-ingest in-process) instead of its own. */
-  pgIngestInProcess: boolean;
+  /**
+   * On PostgreSQL, where the ingest ran: a process of its own (the default), a thread of the API process with its
+   * own pool (--pg-ingest thread, as the server runs it), or the API process's serving thread (--pg-ingest in-process).
+   */
+  pgIngest: "own-process" | "thread" | "in-process";
   /** The pause after each search around the ingest, ms (0: one request always in flight). */
   thinkMs: number;
   corpus: { tenders: number; awards: number; text: string };

@@ -2,6 +2,7 @@ import { benchApi } from "./api.ts";
 import { benchIngestPlacsp } from "./ingest-placsp.ts";
 import { benchIngestTed } from "./ingest-ted.ts";
 import { benchLoad } from "./load.ts";
+import { benchParseTed } from "./parse-ted.ts";
 import { benchTextStats } from "./text-stats.ts";
 
 /** `npm run bench -- <name> [--option value …]`; each benchmark writes its table to bench/results/<name>.md. */
@@ -10,6 +11,7 @@ const BENCHMARKS: Record<string, (args: Map<string, string>) => Promise<void>> =
   "ingest-placsp": benchIngestPlacsp,
   "ingest-ted": benchIngestTed,
   load: benchLoad,
+  "parse-ted": benchParseTed,
   "text-stats": benchTextStats,
 };
 

@@ -1,25 +1,22 @@
 import type { ServerType } from "@hono/node-server";
 import { createApp } from "./app.ts";
-import { type Config, ConfigError, loadConfig, scheduleIntervalMs } from "./config.ts";
+import { type Config, ConfigError, loadConfig } from "./config.ts";
 import { createPgDb, type Db, openDb } from "./db/client.ts";
 import { DataDirLockedError } from "./db/data-dir-lock.ts";
 import { openLanes } from "./db/lanes.ts";
 import { migrate } from "./db/migrate.ts";
 import { hasSyntheticTenders } from "./db/queries/ingest-tenders.ts";
-import { startRetentionJob } from "./domain/leads/leads.ts";
 import {
   createIngestLeadership,
-  type LeaderJobs,
   leaderRetryMs,
   pgLeaderLock,
   soleProcessLock,
 } from "./fleet/ingest-leader.ts";
 import { joinFleet } from "./fleet/instance.ts";
+import { startLeaderJobs } from "./fleet/leader-jobs.ts";
+import { startLeaderJobsOnThread } from "./fleet/leader-thread.ts";
 import { createHttpServer } from "./http/node-server.ts";
-import { httpOptionsFrom, tedQueryFrom } from "./ingest/http-options.ts";
-import { startImportFolder } from "./ingest/import-folder.ts";
 import { loadCpvLabels, loadNutsNames } from "./ingest/refdata/load-reference.ts";
-import { startIngestScheduler } from "./ingest/scheduler.ts";
 import { systemClock } from "./lib/clock.ts";
 import { createLogger, type Logger } from "./lib/logger.ts";
 import { createPayments } from "./payments/index.ts";
@@ -83,7 +80,12 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     retryMs: leaderRetryMs(config),
     log,
     now: systemClock,
-    startJobs: () => startLeaderJobs(lanes.background, config, log),
+    // On PostgreSQL the jobs run on a thread of their own; the embedded engine is this thread's one connection, so
+    // there they run here, in the background lane.
+    startJobs: () =>
+      db.engine === "postgres"
+        ? startLeaderJobsOnThread(config, log)
+        : startLeaderJobs(lanes.background, config, log),
   });
   let draining = false;
   const app = createApp({
@@ -132,43 +134,6 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
       await instance.close();
       await readDb?.close();
       await db.close();
-    },
-  };
-}
-
-/**
- * What the ingest leader runs (fleet/ingest-leader.ts): the feed and TED schedule, the import folder and lead
- * retention. Stopping waits for a round in progress.
- */
-function startLeaderJobs(db: Db, config: Config, log: Logger): LeaderJobs {
-  // Pages are parsed on a thread of their own: this one answers requests.
-  const scheduler = startIngestScheduler({ db, log, now: systemClock, parseThread: true }, config);
-  const importInterval = scheduleIntervalMs(config.IMPORT_SCHEDULE);
-  const imports =
-    importInterval === null
-      ? null
-      : startImportFolder(
-          // A server taking real payments never imports the synthetic corpus (as it never starts on one).
-          { db, log, now: systemClock, parseThread: true, refuseSynthetic: config.PAYMENTS_MODE === "x402" },
-          {
-            dir: config.IMPORT_DIR,
-            intervalMs: importInterval,
-            http: httpOptionsFrom(config, log),
-            ted: { query: tedQueryFrom(config), lookbackDays: config.TED_LOOKBACK_DAYS },
-          },
-        );
-  const retentionInterval = scheduleIntervalMs(config.RETENTION_SCHEDULE);
-  // First run a minute after taking the lead (the API serves first), then every RETENTION_SCHEDULE.
-  const retention =
-    retentionInterval === null
-      ? null
-      : startRetentionJob(
-          { db, log, now: systemClock },
-          { intervalMs: retentionInterval, firstDelayMs: Math.min(60_000, retentionInterval) },
-        );
-  return {
-    async stop() {
-      await Promise.all([scheduler?.stop(), imports?.stop(), retention?.stop()]);
     },
   };
 }

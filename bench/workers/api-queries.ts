@@ -7,6 +7,7 @@ import { type Db, openDb } from "../../src/db/client.ts";
 import { openLanes } from "../../src/db/lanes.ts";
 import { contentWord } from "../../src/ingest/synthetic/lexicon.ts";
 import { createLogger } from "../../src/lib/logger.ts";
+import { startModuleWorker } from "../../src/lib/module-worker.ts";
 import { createPayments } from "../../src/payments/index.ts";
 import type {
   AroundIngest,
@@ -82,8 +83,14 @@ new PerformanceObserver((list) => {
 const lanesOn = process.env.BENCH_LANES !== "off";
 // Where an in-process ingest parses its pages: on a thread of its own, as the server does, or inline.
 const parse = process.env.BENCH_PARSE === "inline" ? "inline" : "thread";
-// On PostgreSQL the ingest runs in a process of its own unless asked to run here, as in a server leading the ingest.
-const pgIngestInProcess = engine === "postgres" && process.env.BENCH_PG_INGEST === "in-process";
+// On PostgreSQL the ingest runs in a process of its own unless asked to run in this one: on a thread of its own with
+// its own pool, as a server leading the ingest runs it (src/fleet/leader-thread.ts), or on the serving thread, as
+// such a server ran it before.
+const pgIngest: WorkerOutput["pgIngest"] =
+  engine === "postgres" &&
+  (process.env.BENCH_PG_INGEST === "thread" || process.env.BENCH_PG_INGEST === "in-process")
+    ? process.env.BENCH_PG_INGEST
+    : "own-process";
 const lanes = lanesOn ? openLanes(recorded) : { foreground: recorded, background: recorded };
 const db = lanes.foreground;
 // One client sends every request: the per-client rate limit would measure itself, so it is off here.
@@ -695,16 +702,18 @@ async function aroundIngest(dir: string): Promise<AroundIngest> {
   let finished = false;
   const ingestStarted = performance.now();
   const ingest: Promise<IngestOutcome> = (
-    engine === "postgres" && !pgIngestInProcess
+    engine === "postgres" && pgIngest === "own-process"
       ? runWorker<IngestOutcome>("bench/workers/ingest-placsp.ts", {
           DATABASE_URL: process.env.DATABASE_URL ?? "",
           DATA_DIR: "",
           BENCH_CORPUS_DIR: dir,
         })
-      : ingestCorpus(lanes.background, dir, log, { parseThread: parse === "thread" }).then((outcome) => ({
-          ...outcome,
-          peakRssMb: null,
-        }))
+      : engine === "postgres" && pgIngest === "thread"
+        ? ingestOnThread(process.env.DATABASE_URL ?? "", dir)
+        : ingestCorpus(lanes.background, dir, log, { parseThread: parse === "thread" }).then((outcome) => ({
+            ...outcome,
+            peakRssMb: null,
+          }))
   ).finally(() => {
     finished = true;
   });
@@ -734,6 +743,20 @@ const around = newCorpus && searchCases.length > 0 ? await aroundIngest(newCorpu
 
 /** The denormalized search table and its indexes, when the schema has one (PostgreSQL-only search design). */
 /** Rows and bytes of a table and of each of its indexes; null when the table does not exist. */
+/** The ingest on a thread of this process with its own pool, as the server leading it runs it on PostgreSQL. */
+function ingestOnThread(databaseUrl: string, dir: string): Promise<IngestOutcome> {
+  const worker = startModuleWorker(import.meta.url, "ingest-thread", { databaseUrl, dir });
+  return new Promise((resolve, reject) => {
+    worker.once("message", (outcome: Omit<IngestOutcome, "peakRssMb">) =>
+      resolve({ ...outcome, peakRssMb: null }),
+    );
+    worker.once("error", reject);
+    worker.once("exit", (code) =>
+      reject(new Error(`the ingest thread exited (code ${code}) without an outcome`)),
+    );
+  });
+}
+
 async function tableSize(name: "search_rows" | "renewal_signals"): Promise<TableSize | null> {
   const exists = await one<{ present: boolean }>("SELECT to_regclass($1) IS NOT NULL AS present", [name]);
   if (!exists.present) {
@@ -777,7 +800,7 @@ const output: WorkerOutput = {
   engine,
   lanes: lanesOn,
   parse,
-  pgIngestInProcess,
+  pgIngest,
   thinkMs,
   corpus: { ...corpusCounts, text },
   health,

@@ -4,11 +4,14 @@ import { pino } from "pino";
 export type { Logger };
 
 /**
- * JSON lines, on stdout for the server; the CLI logs to stderr, keeping stdout for its one result line. Payment
- * headers and client keys never reach a log line: the redact list is the safety net, the code simply does not
- * log them.
+ * JSON lines, on stdout for the server; the CLI logs to stderr, keeping stdout for its one result line; a worker
+ * thread hands each line to its server (fleet/leader-thread.ts). Payment headers and client keys never reach a log
+ * line: the redact list is the safety net, the code simply does not log them.
  */
-export function createLogger(level: string, stream: "stdout" | "stderr" = "stdout"): Logger {
+export function createLogger(
+  level: string,
+  stream: "stdout" | "stderr" | ((line: string) => void) = "stdout",
+): Logger {
   const options = {
     level,
     base: { service: "procurement-intel" },
@@ -22,5 +25,8 @@ export function createLogger(level: string, stream: "stdout" | "stderr" = "stdou
       remove: true,
     },
   };
+  if (typeof stream === "function") {
+    return pino(options, { write: stream });
+  }
   return stream === "stderr" ? pino(options, pino.destination(2)) : pino(options);
 }

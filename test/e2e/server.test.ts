@@ -123,11 +123,12 @@ describe("start-up with bad configuration", () => {
 });
 
 /**
- * What `src/server.ts` wires: the ingest leader's jobs run on the background view of the database (db/lanes.ts) and
- * parse their pages on a thread of their own.
+ * What `src/server.ts` wires: the ingest leader's jobs parse their pages on a thread of their own; on the embedded
+ * engine they run on the serving thread, on the background view of the database (db/lanes.ts), on PostgreSQL on a
+ * thread of their own with their own pool (fleet/leader-thread.ts), whose log lines the server relays.
  * Observable from outside on the embedded engine, where that view asks for short transactions: the import folder's
  * run ends with the incremental signal recompute, which then takes a few buyers per transaction (its log line's
- * `transactions`); on PostgreSQL the view is the database itself, and the recompute is one transaction.
+ * `transactions`); on PostgreSQL the recompute is one transaction, and the lines say `thread: "ingest"`.
  */
 describe("the ingest leader's jobs on the started server", () => {
   let database: ServerDatabase;
@@ -141,7 +142,7 @@ describe("the ingest leader's jobs on the started server", () => {
     rmSync(importDir, { recursive: true, force: true });
   });
 
-  it("parse on their own thread and run in the background lane: on PGlite the signal recompute after an import takes several transactions", async () => {
+  it("parse on their own thread; on PGlite they run in the background lane (the recompute after an import takes several transactions), on PostgreSQL on a thread of their own", async () => {
     database = await createServerDatabase();
     const written = await writeSyntheticFeed(importDir, { entries: 80, seed: 31 });
     const past = new Date(Date.now() - 60_000);
@@ -157,6 +158,7 @@ describe("the ingest leader's jobs on the started server", () => {
     // Pages are parsed on a thread of their own (ingest/placsp/parse-thread.ts), and every entry reaches the database.
     const started = await waitForLogLine(server, (msg) => msg === "placsp ingest started");
     expect(started.parse).toBe("thread");
+    expect(started.thread).toBe(TEST_ENGINE === "postgres" ? "ingest" : undefined);
     const finished = await waitForLogLine(server, (msg) => msg === "placsp ingest finished");
     expect(finished.errors).toBe(0);
     expect(

@@ -1,0 +1,136 @@
+import { mkdtempSync, rmSync, utimesSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pino } from "pino";
+import { afterEach, describe, expect, it } from "vitest";
+import { createTestDb, type TestDatabase } from "../../test/helpers/db.ts";
+import { TEST_ENGINE } from "../../test/helpers/engines.ts";
+import { loadConfig } from "../config.ts";
+import { writeSyntheticFeed } from "../ingest/synthetic/feed.ts";
+import { createLogger, type Logger } from "../lib/logger.ts";
+import { relayLogLine, startLeaderJobsOnThread } from "./leader-thread.ts";
+
+/** A logger whose lines are kept, parsed. */
+function capturingLogger(): { log: Logger; lines: Record<string, unknown>[] } {
+  const lines: Record<string, unknown>[] = [];
+  const log = pino(
+    { level: "info", base: { service: "server" } },
+    {
+      write: (line: string) => lines.push(JSON.parse(line) as Record<string, unknown>),
+    },
+  );
+  return { log, lines };
+}
+
+describe("relayLogLine", () => {
+  it("logs the thread's line again at its own level, with its fields and message, marked thread: ingest", () => {
+    const { log, lines } = capturingLogger();
+    const threadLines: string[] = [];
+    const threadLog = createLogger("info", (line) => threadLines.push(line));
+    threadLog.error({ feed: "643", reason: "upstream said 503" }, "scheduled placsp ingest failed");
+    threadLog.warn({ source: "ted" }, "previous ingestion round still running");
+    threadLog.info({ entriesNew: 80 }, "placsp ingest finished");
+    threadLog.debug("not at this level");
+    for (const line of threadLines) {
+      relayLogLine(log, line);
+    }
+    expect(lines.map(({ time, pid, hostname, ...rest }) => rest)).toEqual([
+      {
+        level: 50,
+        service: "server",
+        thread: "ingest",
+        feed: "643",
+        reason: "upstream said 503",
+        msg: "scheduled placsp ingest failed",
+      },
+      {
+        level: 40,
+        service: "server",
+        thread: "ingest",
+        source: "ted",
+        msg: "previous ingestion round still running",
+      },
+      { level: 30, service: "server", thread: "ingest", entriesNew: 80, msg: "placsp ingest finished" },
+    ]);
+  });
+
+  it("keeps a line that is not JSON, as a warning", () => {
+    const { log, lines } = capturingLogger();
+    relayLogLine(log, "Segmentation fault?");
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({
+      level: 40,
+      thread: "ingest",
+      line: "Segmentation fault?",
+      msg: "unreadable log line from the ingest thread",
+    });
+  });
+});
+
+// The thread opens its own PostgreSQL pool; the embedded engine's one connection stays on the serving thread.
+describe.runIf(TEST_ENGINE === "postgres")("startLeaderJobsOnThread (PostgreSQL)", () => {
+  let database: TestDatabase | undefined;
+  const importDir = mkdtempSync(join(tmpdir(), "pi-leader-thread-"));
+
+  afterEach(async () => {
+    await database?.destroy();
+    rmSync(importDir, { recursive: true, force: true });
+  });
+
+  it("runs the leader's jobs on a thread with a pool of its own, relays their lines, and stops when told", async () => {
+    database = await createTestDb();
+    const written = await writeSyntheticFeed(importDir, { entries: 40, seed: 7 });
+    const past = new Date(Date.now() - 60_000);
+    for (const file of written.files) {
+      utimesSync(file, past, past);
+    }
+    const config = loadConfig({
+      DATABASE_URL: database.url,
+      INGEST_SCHEDULE: "off",
+      IMPORT_DIR: importDir,
+      IMPORT_SCHEDULE: "1s",
+      RETENTION_SCHEDULE: "off",
+    });
+    const { log, lines } = capturingLogger();
+    const jobs = startLeaderJobsOnThread(config, log);
+    const finished = await waitFor(() => lines.find((line) => line.msg === "placsp ingest finished"));
+    expect(finished.thread).toBe("ingest");
+    expect(finished.errors).toBe(0);
+    const { rows } = await database.db.query<{ tenders: number }>(
+      "SELECT count(*)::int AS tenders FROM tenders",
+    );
+    expect(rows[0]?.tenders).toBeGreaterThan(0);
+    const db = database.db;
+    const others = async () =>
+      (
+        await db.query<{ n: number }>(
+          "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()",
+        )
+      ).rows[0]?.n;
+    // The thread's pool holds connections of its own (this test's pool uses one at a time).
+    expect(await others()).toBeGreaterThan(0);
+    await jobs.stop();
+    // Stopped: its jobs ended and its pool closed, and it was not started again.
+    expect(await waitFor(async () => ((await others()) === 0 ? true : undefined))).toBe(true);
+    expect(
+      lines.some((line) => line.msg === "the ingest thread stopped unexpectedly; starting it again"),
+    ).toBe(false);
+  }, 60_000);
+});
+
+async function waitFor<T>(
+  find: () => T | undefined | Promise<T | undefined>,
+  timeoutMs = 30_000,
+): Promise<T> {
+  const started = Date.now();
+  for (;;) {
+    const found = await find();
+    if (found !== undefined) {
+      return found;
+    }
+    if (Date.now() - started > timeoutMs) {
+      throw new Error("timed out");
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
