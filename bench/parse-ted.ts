@@ -8,9 +8,9 @@ import { machineLine, markdownTable, percentile, REPO_ROOT } from "./lib.ts";
 
 /**
  * `npm run bench -- parse-ted [--rounds 30] [--synthetic 200]`
- * How long one TED notice holds the thread that parses it: the server reads and normalizes each notice in one
- * piece on its serving thread (a PLACSP page is parsed on a worker thread, docs/ingestion.md), so this time is
- * how long a request can wait behind it. Each real fixture of ../shared/fixtures/ted and `--synthetic` notices
+ * How long one TED notice holds the thread that parses it: a server on the embedded engine reads and normalizes
+ * each notice in one piece on its serving thread (a PLACSP page is parsed on a worker thread, docs/ingestion.md),
+ * so this time is how long a request can wait behind it. Each real fixture of ../shared/fixtures/ted and `--synthetic` notices
  * of the bench corpus are read and normalized as `ingestTed` does (`readTedNotice` → `normalizeTedNotice`),
  * alternated per round with the floor: the bare XML tokenizer (saxes, namespaces on, no handlers) on the same
  * text. Writes bench/results/parse-ted.md.
@@ -81,9 +81,10 @@ export async function benchParseTed(args: Map<string, string>): Promise<void> {
     "# parse-ted",
     "",
     `${machineLine()}; ${rounds} rounds, each notice's median. A notice is read and normalized in one piece on the thread`,
-    "that runs the ingest (the serving thread in the server), so its time is how long a request can wait behind it;",
-    `the floor is the bare XML tokenizer (saxes) on the same text in the same round. A background turn of the`,
-    `embedded engine's lanes lasts up to ${DEFAULT_LANE_OPTIONS.sliceMs} ms (src/db/lanes.ts).`,
+    "that runs the ingest: on the embedded engine the server's serving thread, so its time is how long a request can",
+    "wait behind it (on PostgreSQL the ingest has a thread of its own, src/fleet/leader-thread.ts). The floor is the",
+    "bare XML tokenizer (saxes) on the same text in the same round. A background turn of the embedded engine's lanes",
+    `lasts up to ${DEFAULT_LANE_OPTIONS.sliceMs} ms (src/db/lanes.ts).`,
     "",
     "## Real notices (../shared/fixtures/ted)",
     "",

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync, utimesSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { Worker } from "node:worker_threads";
 import { pino } from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import { createTestDb, type TestDatabase } from "../../test/helpers/db.ts";
@@ -64,6 +65,64 @@ describe("relayLogLine", () => {
       line: "Segmentation fault?",
       msg: "unreadable log line from the ingest thread",
     });
+  });
+});
+
+/** A stand-in for leader-worker.ts that speaks its protocol: one line when started, stopped when told. */
+const STAND_IN = `
+const { parentPort } = require("node:worker_threads");
+parentPort.on("message", (message) => {
+  if (message.t === "start") {
+    parentPort.postMessage({ t: "log", line: JSON.stringify({ level: 30, msg: "jobs started", role: message.config.INGEST_ROLE }) });
+  } else {
+    parentPort.postMessage({ t: "stopped" });
+    parentPort.close();
+  }
+});`;
+const dies = () => new Worker("process.exit(3)", { eval: true });
+const standIn = () => new Worker(STAND_IN, { eval: true });
+
+describe("startLeaderJobsOnThread's thread", () => {
+  const config = loadConfig({ INGEST_SCHEDULE: "off" });
+
+  it("is started again, after restartMs, when it dies under its jobs, and not once stopped", async () => {
+    const { log, lines } = capturingLogger();
+    const started: string[] = [];
+    const jobs = startLeaderJobsOnThread(config, log, {
+      restartMs: 50,
+      startWorker: () => {
+        started.push(started.length === 0 ? "dies" : "stand-in");
+        return started.length === 1 ? dies() : standIn();
+      },
+    });
+    const relayed = await waitFor(() => lines.find((line) => line.msg === "jobs started"));
+    expect(relayed).toMatchObject({ thread: "ingest", role: "auto" });
+    expect(lines[0]).toMatchObject({
+      level: 50,
+      code: 3,
+      restartInMs: 50,
+      msg: "the ingest thread stopped unexpectedly; starting it again",
+    });
+    await jobs.stop();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(started).toEqual(["dies", "stand-in"]);
+    expect(lines.filter((line) => line.level === 50)).toHaveLength(1);
+  });
+
+  it("is not started again when stopped while waiting to restart", async () => {
+    const { log, lines } = capturingLogger();
+    let starts = 0;
+    const jobs = startLeaderJobsOnThread(config, log, {
+      restartMs: 150,
+      startWorker: () => {
+        starts += 1;
+        return dies();
+      },
+    });
+    await waitFor(() => lines.find((line) => line.code === 3));
+    await jobs.stop();
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(starts).toBe(1);
   });
 });
 

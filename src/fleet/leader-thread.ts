@@ -18,6 +18,12 @@ export const LEADER_THREAD_POOL_SIZE = 4;
 /** After the thread dies under its jobs (it should not), it is started again this much later. */
 const RESTART_MS = 10_000;
 
+export interface LeaderThreadOptions {
+  restartMs: number;
+  /** Starts the thread (tests start one that dies). */
+  startWorker: () => Worker;
+}
+
 /**
  * The leader's jobs (fleet/leader-jobs.ts) on a worker thread of their own, with their own PostgreSQL pool: an
  * ingest run's JavaScript (normalizing, resolving parties, building each batch's statements, the recompute after
@@ -26,14 +32,21 @@ const RESTART_MS = 10_000;
  * Their log lines are the server's, with `thread: "ingest"`. Stopping waits for a round in progress, as in process.
  * PostgreSQL only: the embedded engine is one connection, owned by the serving thread.
  */
-export function startLeaderJobsOnThread(config: Config, log: Logger): LeaderJobs {
+export function startLeaderJobsOnThread(
+  config: Config,
+  log: Logger,
+  options: LeaderThreadOptions = {
+    restartMs: RESTART_MS,
+    startWorker: () => startModuleWorker(import.meta.url, "leader-worker"),
+  },
+): LeaderJobs {
   let stopping = false;
   let running: { worker: Worker; exited: Promise<void>; stopped: Promise<void> } | null = null;
   let restart: NodeJS.Timeout | null = null;
 
   const launch = () => {
     restart = null;
-    const worker = startModuleWorker(import.meta.url, "leader-worker");
+    const worker = options.startWorker();
     let markStopped = () => {};
     const stopped = new Promise<void>((resolve) => {
       markStopped = resolve;
@@ -44,10 +57,10 @@ export function startLeaderJobsOnThread(config: Config, log: Logger): LeaderJobs
         running = null;
         if (!stopping) {
           log.error(
-            { code, restartInMs: RESTART_MS },
+            { code, restartInMs: options.restartMs },
             "the ingest thread stopped unexpectedly; starting it again",
           );
-          restart = setTimeout(launch, RESTART_MS);
+          restart = setTimeout(launch, options.restartMs);
         }
         resolve();
       });
