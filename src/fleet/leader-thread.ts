@@ -27,8 +27,10 @@ export interface LeaderThreadOptions {
 /**
  * The leader's jobs (fleet/leader-jobs.ts) on a worker thread of their own, with their own PostgreSQL pool: an
  * ingest run's JavaScript (normalizing, resolving parties, building each batch's statements, the recompute after
- * it) then never runs between the serving thread's requests. Measured before: with the ingest on the serving
- * thread, searches during a run took 1.59× their steady state at p50 (bench/results/api.md, runs 23a/23b).
+ * it) then never runs between the serving thread's requests. Measured at 100,000 awards, 10,000 entries
+ * (bench/results/api.md, runs 24a–24d): with the ingest on the serving thread its event loop stood still for up to
+ * 743–791 ms during a run and each search's p50 was a median 1.17–1.23× its steady state; on this thread the
+ * longest delay was 38–53 ms and the median 1.05–1.07×.
  * Their log lines are the server's, with `thread: "ingest"`. Stopping waits for a round in progress, as in process.
  * PostgreSQL only: the embedded engine is one connection, owned by the serving thread.
  */
