@@ -2,6 +2,7 @@ import { benchApi } from "./api.ts";
 import { benchIngestPlacsp } from "./ingest-placsp.ts";
 import { benchIngestTed } from "./ingest-ted.ts";
 import { benchLoad } from "./load.ts";
+import { benchMaintainEmbedded } from "./maintain-embedded.ts";
 import { benchParseTed } from "./parse-ted.ts";
 import { benchTextStats } from "./text-stats.ts";
 
@@ -11,6 +12,7 @@ const BENCHMARKS: Record<string, (args: Map<string, string>) => Promise<void>> =
   "ingest-placsp": benchIngestPlacsp,
   "ingest-ted": benchIngestTed,
   load: benchLoad,
+  "maintain-embedded": benchMaintainEmbedded,
   "parse-ted": benchParseTed,
   "text-stats": benchTextStats,
 };

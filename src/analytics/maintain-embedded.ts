@@ -14,7 +14,8 @@ import type { Logger } from "../lib/logger.ts";
  * it). Vacuum then reads only the pages written since (the others are marked all-visible), so it costs what the
  * run wrote; and the rows an ingest inserts are the newest, which every search lists first through index-only
  * reads that must visit the table for each row on a page not yet marked all-visible (migration 0030 gives
- * PostgreSQL's autovacuum the same rule for the search relations). So a run that wrote little
+ * PostgreSQL's autovacuum the same rule for the search relations); such a vacuum skips the indexes' cleanup pass
+ * (`maintenanceCommand`). So a run that wrote little
  * costs one catalog read, and the cost follows what was written, not the database's size. PGlite is
  * single-threaded: a request waits while a VACUUM or ANALYZE runs (run by the ingest leader through the background
  * lane, db/lanes.ts, each starts only in its turn, but no statement is cut short).
@@ -26,11 +27,11 @@ export async function maintainEmbeddedDatabase(deps: { db: Db; log: Logger }): P
   const started = performance.now();
   // The counters of this session's writes are published at most once a second; publish them now.
   await deps.db.query("SELECT pg_stat_force_next_flush()");
-  const { rows } = await deps.db.query<{ name: string; analyse: boolean; vacuum: boolean }>(
+  const { rows } = await deps.db.query<{ name: string; analyse: boolean; dead: boolean; inserted: boolean }>(
     `SELECT s.relname AS name,
             s.n_mod_since_analyze > 50 + 0.1 * greatest(c.reltuples, 0) AS analyse,
-            (s.n_dead_tup > 50 + 0.2 * greatest(c.reltuples, 0)
-             OR s.n_ins_since_vacuum > 1000) AS vacuum
+            s.n_dead_tup > 50 + 0.2 * greatest(c.reltuples, 0) AS dead,
+            s.n_ins_since_vacuum > 1000 AS inserted
        FROM pg_stat_user_tables s
        JOIN pg_class c ON c.oid = s.relid
       WHERE s.schemaname = current_schema()
@@ -38,18 +39,24 @@ export async function maintainEmbeddedDatabase(deps: { db: Db; log: Logger }): P
   );
   const done: string[] = [];
   for (const table of rows) {
-    const options = [table.vacuum ? "VACUUM" : null, table.analyse ? "ANALYZE" : null].filter(
-      (o) => o !== null,
-    );
-    if (options.length === 0) {
+    const command = maintenanceCommand(table);
+    if (command === null) {
       continue;
     }
     // A catalog name, quoted as an identifier.
-    const name = `"${table.name.replaceAll('"', '""')}"`;
-    await deps.db.exec(
-      table.vacuum ? `VACUUM ${table.analyse ? "(ANALYZE) " : ""}${name}` : `ANALYZE ${name}`,
+    await deps.db.exec(`${command} "${table.name.replaceAll('"', '""')}"`);
+    let merged = 0;
+    if (command.includes("INDEX_CLEANUP OFF")) {
+      // What the skipped cleanup pass would also have done: merge each GIN index's pending list, so that searches
+      // between runs read none. One statement per index, each in its own turn of the background lane.
+      for (const index of await ginIndexes(deps.db, table.name)) {
+        await deps.db.query("SELECT gin_clean_pending_list($1::regclass)", [index]);
+        merged += 1;
+      }
+    }
+    done.push(
+      `${table.name} (${command.toLowerCase()}${merged > 0 ? `; ${merged} GIN pending lists merged` : ""})`,
     );
-    done.push(`${table.name} (${options.join(", ").toLowerCase()})`);
   }
   if (done.length > 0) {
     deps.log.info(
@@ -57,4 +64,41 @@ export async function maintainEmbeddedDatabase(deps: { db: Db; log: Logger }): P
       "embedded database maintained as autovacuum would",
     );
   }
+}
+
+/** The table's GIN indexes, as quoted names (for a `regclass` parameter). */
+async function ginIndexes(db: Db, table: string): Promise<string[]> {
+  const { rows } = await db.query<{ name: string }>(
+    `SELECT quote_ident(c.relname) AS name
+       FROM pg_index i
+       JOIN pg_class c ON c.oid = i.indexrelid
+       JOIN pg_am am ON am.oid = c.relam
+      WHERE i.indrelid = $1::regclass AND am.amname = 'gin'
+      ORDER BY c.relname`,
+    [`"${table.replaceAll('"', '""')}"`],
+  );
+  return rows.map((row) => row.name);
+}
+
+/**
+ * The one command a table's counters call for (to be followed by its name), or null. A vacuum called for by inserts
+ * alone skips the indexes' cleanup pass (`INDEX_CLEANUP OFF`): what it is for is the new pages' visibility (and
+ * freezing), while the cleanup pass scans every GIN index whole, most of its time, and runs as one statement for all of
+ * a table's indexes. What else that pass did, merging each GIN index's pending list, `maintainEmbeddedDatabase` then
+ * does index by index (`gin_clean_pending_list`). Once dead rows call for a vacuum the cleanup pass runs, as it must to
+ * remove their index entries. Measured: `npm run bench -- maintain-embedded`, bench/results/maintain-embedded.md.
+ */
+export function maintenanceCommand(table: {
+  analyse: boolean;
+  dead: boolean;
+  inserted: boolean;
+}): string | null {
+  const options = [
+    ...(table.analyse ? ["ANALYZE"] : []),
+    ...(table.inserted && !table.dead ? ["INDEX_CLEANUP OFF"] : []),
+  ];
+  if (table.dead || table.inserted) {
+    return options.length > 0 ? `VACUUM (${options.join(", ")})` : "VACUUM";
+  }
+  return table.analyse ? "ANALYZE" : null;
 }
