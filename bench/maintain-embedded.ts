@@ -16,7 +16,9 @@ import { highestSyntheticEntry, writeNewSyntheticEntries } from "./new-entries.t
  * entries into two copies of it, in alternating order: one as landed (a vacuum called for by inserts alone skips the
  * indexes' cleanup pass, and the GIN pending lists are merged index by index after it), one with the cleanup pass
  * on every vacuum (as before). Each maintenance statement is timed (a request on the serving thread waits for it
- * whole), and three searches are timed after it, on the state each leaves. Writes bench/results/maintain-embedded.md.
+ * whole), and three searches are timed after it, on the state each leaves. Last, on one more copy, the ANALYZE of
+ * the tables whose payload columns migration 0031 leaves without statistics, with and without them. Writes
+ * bench/results/maintain-embedded.md.
  */
 const VARIANTS = ["as landed", "cleanup on every vacuum"] as const;
 type Variant = (typeof VARIANTS)[number];
@@ -74,7 +76,8 @@ export async function benchMaintainEmbedded(args: Map<string, string>): Promise<
         process.stdout.write(`round ${round}, ${variant}: ${total(result.statements).toFixed(0)} ms\n`);
       }
     }
-    await writeReport(results, awards, ingestEntries);
+    const analyses = await compareStatistics(base, join(root, "copy"), fresh, rounds * 2);
+    await writeReport(results, analyses, awards, ingestEntries);
   } finally {
     await rm(root, { recursive: true, force: true });
   }
@@ -141,11 +144,69 @@ async function measure(
   }
 }
 
+/** The payload columns migration 0031 leaves without statistics, by table. */
+const PAYLOAD_COLUMNS: Record<string, string[]> = {
+  renewal_signals: ["basis", "evidence_tender_ids", "content_hash"],
+  company_stats: ["top_cpvs", "top_buyers", "profile_buyers", "profile_cpvs"],
+  buyer_stats: ["recurrence"],
+};
+
+/**
+ * On one copy after the ingest, each table's ANALYZE timed `repeats` times with its payload columns unanalysed (as
+ * migration 0031 sets them) and analysed (the default target), alternated; medians.
+ */
+async function compareStatistics(
+  base: string,
+  dir: string,
+  fresh: string,
+  repeats: number,
+): Promise<{ table: string; without: number; withStats: number }[]> {
+  await cp(base, dir, { recursive: true });
+  const db = await openDb({ dataDir: dir });
+  try {
+    await ingestCorpus(db, fresh, createLogger("warn"));
+    const times = new Map<string, { without: number[]; withStats: number[] }>();
+    for (let i = 0; i < repeats; i++) {
+      for (const target of i % 2 === 0 ? [0, -1] : [-1, 0]) {
+        for (const [table, columns] of Object.entries(PAYLOAD_COLUMNS)) {
+          await db.exec(
+            `ALTER TABLE ${table} ${columns.map((c) => `ALTER COLUMN ${c} SET STATISTICS ${target}`).join(", ")}`,
+          );
+          const started = performance.now();
+          await db.exec(`ANALYZE ${table}`);
+          const ms = performance.now() - started;
+          const entry = times.get(table) ?? { without: [], withStats: [] };
+          (target === 0 ? entry.without : entry.withStats).push(ms);
+          times.set(table, entry);
+        }
+      }
+    }
+    const median = (values: number[]) =>
+      percentile(
+        [...values].sort((a, b) => a - b),
+        50,
+      );
+    return [...times].map(([table, t]) => ({
+      table,
+      without: median(t.without),
+      withStats: median(t.withStats),
+    }));
+  } finally {
+    await db.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
 function total(statements: { ms: number }[]): number {
   return statements.reduce((sum, s) => sum + s.ms, 0);
 }
 
-async function writeReport(results: Round[], awards: number, ingestEntries: number): Promise<void> {
+async function writeReport(
+  results: Round[],
+  analyses: { table: string; without: number; withStats: number }[],
+  awards: number,
+  ingestEntries: number,
+): Promise<void> {
   const longest = (r: Round) => r.statements.reduce((a, b) => (b.ms > a.ms ? b : a), { sql: "", ms: 0 });
   const of = (r: Round, table: string) => r.statements.find((s) => s.sql.endsWith(`"${table}"`));
   const merges = (r: Round) =>
@@ -182,6 +243,26 @@ async function writeReport(results: Round[], awards: number, ingestEntries: numb
         ...Object.keys(SEARCHES).map((name) => `${name} ms`),
       ],
       rows,
+    ),
+    "",
+    "ANALYZE of the tables whose payload columns migration 0031 leaves without statistics, on one more copy after the same ingest: median of " +
+      `${results.length} runs each, the two settings alternated.`,
+    "",
+    markdownTable(
+      [
+        "table",
+        "payload columns",
+        "ANALYZE ms, without their statistics (0031)",
+        "with them (default)",
+        "ratio",
+      ],
+      analyses.map((a) => [
+        a.table,
+        (PAYLOAD_COLUMNS[a.table] ?? []).join(", "),
+        a.without.toFixed(0),
+        a.withStats.toFixed(0),
+        (a.without / a.withStats).toFixed(2),
+      ]),
     ),
     "",
   ].join("\n");

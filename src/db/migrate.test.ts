@@ -260,6 +260,29 @@ describe(`migrate (${TEST_ENGINE})`, () => {
     }
   });
 
+  it("leaves the payload columns of signals and aggregates out of ANALYZE, and nothing else (0031)", async () => {
+    handle = await createTestDb();
+    const { rows } = await handle.db.query<{ column: string }>(
+      `SELECT c.relname || '.' || a.attname AS column
+         FROM pg_attribute a
+         JOIN pg_class c ON c.oid = a.attrelid
+         JOIN pg_namespace n ON n.oid = c.relnamespace
+        WHERE n.nspname = current_schema() AND c.relkind = 'r' AND a.attnum > 0 AND NOT a.attisdropped
+          AND a.attstattarget = 0
+        ORDER BY 1`,
+    );
+    expect(rows.map((r) => r.column)).toEqual([
+      "buyer_stats.recurrence",
+      "company_stats.profile_buyers",
+      "company_stats.profile_cpvs",
+      "company_stats.top_buyers",
+      "company_stats.top_cpvs",
+      "renewal_signals.basis",
+      "renewal_signals.content_hash",
+      "renewal_signals.evidence_tender_ids",
+    ]);
+  });
+
   it("has autovacuum vacuum the search relations after every 1,000 inserted rows (0030)", async () => {
     handle = await createTestDb();
     const { rows } = await handle.db.query<{ name: string; options: string[] | null }>(
