@@ -208,7 +208,7 @@ async function writeReport(
   ingestEntries: number,
 ): Promise<void> {
   const longest = (r: Round) => r.statements.reduce((a, b) => (b.ms > a.ms ? b : a), { sql: "", ms: 0 });
-  const of = (r: Round, table: string) => r.statements.find((s) => s.sql.endsWith(`"${table}"`));
+  const of = (r: Round, table: string) => r.statements.find((s) => s.sql.endsWith(` ${table}`));
   const merges = (r: Round) =>
     r.statements.filter((s) => s.sql.startsWith("gin_clean_pending_list(search_rows"));
   const rows = results.map((r) => {

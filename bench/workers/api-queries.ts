@@ -741,8 +741,6 @@ async function aroundIngest(dir: string): Promise<AroundIngest> {
 const newCorpus = process.env.BENCH_NEW_CORPUS_DIR ?? "";
 const around = newCorpus && searchCases.length > 0 ? await aroundIngest(newCorpus) : null;
 
-/** The denormalized search table and its indexes, when the schema has one (PostgreSQL-only search design). */
-/** Rows and bytes of a table and of each of its indexes; null when the table does not exist. */
 /** The ingest on a thread of this process with its own pool, as the server leading it runs it on PostgreSQL. */
 function ingestOnThread(databaseUrl: string, dir: string): Promise<IngestOutcome> {
   const worker = startModuleWorker(import.meta.url, "ingest-thread", { databaseUrl, dir });
@@ -757,6 +755,7 @@ function ingestOnThread(databaseUrl: string, dir: string): Promise<IngestOutcome
   });
 }
 
+/** Rows and bytes of a table and of each of its indexes; null when the table does not exist. */
 async function tableSize(name: "search_rows" | "renewal_signals"): Promise<TableSize | null> {
   const exists = await one<{ present: boolean }>("SELECT to_regclass($1) IS NOT NULL AS present", [name]);
   if (!exists.present) {

@@ -29,12 +29,13 @@ export async function maintainEmbeddedDatabase(deps: { db: Db; log: Logger }): P
   await deps.db.query("SELECT pg_stat_force_next_flush()");
   const { rows } = await deps.db.query<{
     name: string;
+    ident: string;
     analyse: boolean;
     dead: boolean;
     anyDead: boolean;
     inserted: boolean;
   }>(
-    `SELECT s.relname AS name,
+    `SELECT s.relname AS name, quote_ident(s.relname) AS ident,
             s.n_mod_since_analyze > 50 + 0.1 * greatest(c.reltuples, 0) AS analyse,
             s.n_dead_tup > 50 + 0.2 * greatest(c.reltuples, 0) AS dead,
             s.n_dead_tup > 0 AS "anyDead",
@@ -50,13 +51,12 @@ export async function maintainEmbeddedDatabase(deps: { db: Db; log: Logger }): P
     if (command === null) {
       continue;
     }
-    // A catalog name, quoted as an identifier.
-    await deps.db.exec(`${command} "${table.name.replaceAll('"', '""')}"`);
+    await deps.db.exec(`${command} ${table.ident}`);
     let merged = 0;
     if (command.includes("INDEX_CLEANUP OFF")) {
       // What the skipped cleanup pass would also have done: merge each GIN index's pending list, so that searches
       // between runs read none. One statement per index, each in its own turn of the background lane.
-      for (const index of await ginIndexes(deps.db, table.name)) {
+      for (const index of await ginIndexes(deps.db, table.ident)) {
         await deps.db.query("SELECT gin_clean_pending_list($1::regclass)", [index]);
         merged += 1;
       }
@@ -73,7 +73,7 @@ export async function maintainEmbeddedDatabase(deps: { db: Db; log: Logger }): P
   }
 }
 
-/** The table's GIN indexes, as quoted names (for a `regclass` parameter). */
+/** The GIN indexes of a table (its quoted name), as quoted names: what a `regclass` parameter reads. */
 async function ginIndexes(db: Db, table: string): Promise<string[]> {
   const { rows } = await db.query<{ name: string }>(
     `SELECT quote_ident(c.relname) AS name
@@ -82,7 +82,7 @@ async function ginIndexes(db: Db, table: string): Promise<string[]> {
        JOIN pg_am am ON am.oid = c.relam
       WHERE i.indrelid = $1::regclass AND am.amname = 'gin'
       ORDER BY c.relname`,
-    [`"${table.replaceAll('"', '""')}"`],
+    [table],
   );
   return rows.map((row) => row.name);
 }

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, utimesSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Worker } from "node:worker_threads";
@@ -6,8 +6,9 @@ import { pino } from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import { createTestDb, type TestDatabase } from "../../test/helpers/db.ts";
 import { TEST_ENGINE } from "../../test/helpers/engines.ts";
+import { waitFor } from "../../test/helpers/fleet.ts";
+import { writeSettledSyntheticFeed } from "../../test/helpers/placsp.ts";
 import { loadConfig } from "../config.ts";
-import { writeSyntheticFeed } from "../ingest/synthetic/feed.ts";
 import { createLogger, type Logger } from "../lib/logger.ts";
 import { relayLogLine, startLeaderJobsOnThread } from "./leader-thread.ts";
 
@@ -95,8 +96,11 @@ describe("startLeaderJobsOnThread's thread", () => {
         return started.length === 1 ? dies() : standIn();
       },
     });
-    const relayed = await waitFor(() => lines.find((line) => line.msg === "jobs started"));
-    expect(relayed).toMatchObject({ thread: "ingest", role: "auto" });
+    await waitFor("the stand-in's line", () => lines.some((line) => line.msg === "jobs started"), 30_000);
+    expect(lines.find((line) => line.msg === "jobs started")).toMatchObject({
+      thread: "ingest",
+      role: "auto",
+    });
     expect(lines[0]).toMatchObject({
       level: 50,
       code: 3,
@@ -119,7 +123,7 @@ describe("startLeaderJobsOnThread's thread", () => {
         return dies();
       },
     });
-    await waitFor(() => lines.find((line) => line.code === 3));
+    await waitFor("the first thread's death", () => lines.some((line) => line.code === 3), 30_000);
     await jobs.stop();
     await new Promise((resolve) => setTimeout(resolve, 400));
     expect(starts).toBe(1);
@@ -138,11 +142,7 @@ describe.runIf(TEST_ENGINE === "postgres")("startLeaderJobsOnThread (PostgreSQL)
 
   it("runs the leader's jobs on a thread with a pool of its own, relays their lines, and stops when told", async () => {
     database = await createTestDb();
-    const written = await writeSyntheticFeed(importDir, { entries: 40, seed: 7 });
-    const past = new Date(Date.now() - 60_000);
-    for (const file of written.files) {
-      utimesSync(file, past, past);
-    }
+    await writeSettledSyntheticFeed(importDir, { entries: 40, seed: 7 });
     const config = loadConfig({
       DATABASE_URL: database.url,
       INGEST_SCHEDULE: "off",
@@ -152,7 +152,9 @@ describe.runIf(TEST_ENGINE === "postgres")("startLeaderJobsOnThread (PostgreSQL)
     });
     const { log, lines } = capturingLogger();
     const jobs = startLeaderJobsOnThread(config, log);
-    const finished = await waitFor(() => lines.find((line) => line.msg === "placsp ingest finished"));
+    const isFinished = (line: Record<string, unknown>) => line.msg === "placsp ingest finished";
+    await waitFor("the import's last line", () => lines.some(isFinished), 30_000);
+    const finished = lines.find(isFinished) ?? {};
     expect(finished.thread).toBe("ingest");
     expect(finished.errors).toBe(0);
     const { rows } = await database.db.query<{ tenders: number }>(
@@ -170,26 +172,9 @@ describe.runIf(TEST_ENGINE === "postgres")("startLeaderJobsOnThread (PostgreSQL)
     expect(await others()).toBeGreaterThan(0);
     await jobs.stop();
     // Stopped: its jobs ended and its pool closed, and it was not started again.
-    expect(await waitFor(async () => ((await others()) === 0 ? true : undefined))).toBe(true);
+    await waitFor("the thread's connections closed", async () => (await others()) === 0, 30_000);
     expect(
       lines.some((line) => line.msg === "the ingest thread stopped unexpectedly; starting it again"),
     ).toBe(false);
   }, 60_000);
 });
-
-async function waitFor<T>(
-  find: () => T | undefined | Promise<T | undefined>,
-  timeoutMs = 30_000,
-): Promise<T> {
-  const started = Date.now();
-  for (;;) {
-    const found = await find();
-    if (found !== undefined) {
-      return found;
-    }
-    if (Date.now() - started > timeoutMs) {
-      throw new Error("timed out");
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}

@@ -1,12 +1,12 @@
-import { existsSync, mkdtempSync, rmSync, utimesSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SHORT_TRANSACTION_BUYERS } from "../../src/analytics/renewals/recompute.ts";
-import { writeSyntheticFeed } from "../../src/ingest/synthetic/feed.ts";
 import { SHARED_DIR, TEST_ENGINE } from "../helpers/engines.ts";
 import { insertTender } from "../helpers/factories.ts";
+import { writeSettledSyntheticFeed } from "../helpers/placsp.ts";
 import { runEntry, type Spawned, spawnServer, waitForListening, waitForLogLine } from "../helpers/process.ts";
 import { createServerDatabase, type ServerDatabase } from "../helpers/server-db.ts";
 
@@ -144,11 +144,7 @@ describe("the ingest leader's jobs on the started server", () => {
 
   it("parse on their own thread; on PGlite they run in the background lane (the recompute after an import takes several transactions), on PostgreSQL on a thread of their own", async () => {
     database = await createServerDatabase();
-    const written = await writeSyntheticFeed(importDir, { entries: 80, seed: 31 });
-    const past = new Date(Date.now() - 60_000);
-    for (const file of written.files) {
-      utimesSync(file, past, past); // settled: the import folder takes only files no longer being written
-    }
+    const written = await writeSettledSyntheticFeed(importDir, { entries: 80, seed: 31 });
     server = spawnServer({
       ...database.env,
       IMPORT_DIR: importDir,

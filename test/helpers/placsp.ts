@@ -1,8 +1,13 @@
-import { createReadStream, readFileSync } from "node:fs";
+import { createReadStream, readFileSync, utimesSync } from "node:fs";
 import type { Db } from "../../src/db/client.ts";
 import { ingestPlacspPage, type PageResult } from "../../src/ingest/placsp/ingest-page.ts";
 import { inlineParser, type PageParser } from "../../src/ingest/placsp/parse-thread.ts";
 import { IngestRun } from "../../src/ingest/run-context.ts";
+import {
+  type SyntheticFeedOptions,
+  type WriteResult,
+  writeSyntheticFeed,
+} from "../../src/ingest/synthetic/feed.ts";
 import { createLogger } from "../../src/lib/logger.ts";
 import { SHARED_DIR } from "./engines.ts";
 
@@ -15,6 +20,22 @@ const log = createLogger("silent");
 
 async function* once(text: string): AsyncGenerator<string> {
   yield text;
+}
+
+/**
+ * A synthetic feed written into an import folder and marked settled (modified a minute ago): the import folder
+ * takes only files no longer being written. Returns what `writeSyntheticFeed` wrote.
+ */
+export async function writeSettledSyntheticFeed(
+  dir: string,
+  options: SyntheticFeedOptions,
+): Promise<WriteResult> {
+  const written = await writeSyntheticFeed(dir, options);
+  const past = new Date(Date.now() - 60_000);
+  for (const file of written.files) {
+    utimesSync(file, past, past);
+  }
+  return written;
 }
 
 /** Runs one page (a fixture path or inline XML) through the real page pipeline as one ingest run. */
