@@ -4,6 +4,7 @@ import { benchIngestTed } from "./ingest-ted.ts";
 import { benchLoad } from "./load.ts";
 import { benchMaintainEmbedded } from "./maintain-embedded.ts";
 import { benchParseTed } from "./parse-ted.ts";
+import { benchRenewalsReal } from "./renewals-real.ts";
 import { benchTextStats } from "./text-stats.ts";
 
 /** `npm run bench -- <name> [--option value …]`; each benchmark writes its table to bench/results/<name>.md. */
@@ -14,6 +15,7 @@ const BENCHMARKS: Record<string, (args: Map<string, string>) => Promise<void>> =
   load: benchLoad,
   "maintain-embedded": benchMaintainEmbedded,
   "parse-ted": benchParseTed,
+  "renewals-real": benchRenewalsReal,
   "text-stats": benchTextStats,
 };
 

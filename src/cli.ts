@@ -1,3 +1,4 @@
+import { createWriteStream } from "node:fs";
 import { parseArgs } from "node:util";
 import { backtestRenewals } from "./analytics/renewals/backtest.ts";
 import { recomputeSignals } from "./analytics/renewals/recompute.ts";
@@ -44,8 +45,10 @@ commands:
   leads set-status <id> <status>      move a lead to new, contacted, used, paid or lost
   retention                           purge leads 180 days after they reached contacted, used, paid or lost
   signals                             recompute every renewal signal (ingest runs recompute what they touched)
-  backtest-renewals --as-of YYYY-MM-DD [--as-of …]
-                                      score the renewal heuristic as of past dates and store the result
+  backtest-renewals --as-of YYYY-MM-DD [--as-of …] [--coverage-end YYYY-MM-DD] [--forecasts-out FILE]
+                                      score the renewal heuristic as of past dates against a window of the
+                                      same length placed at random, store and print the result (--forecasts-out:
+                                      every scored forecast as JSON lines, to re-score them independently)
   seed --synthetic N [--seed S] [--out DIR] [--no-ingest]
                                       write N synthetic feed entries (host synthetic.invalid) and ingest them
                                       (--no-ingest: only write them to --out, e.g. for a server's IMPORT_DIR)
@@ -178,31 +181,41 @@ async function run(argv: string[]): Promise<void> {
 async function backtestCommand(config: Config, args: string[]): Promise<void> {
   const { values } = parseArgs({
     args,
-    options: { "as-of": { type: "string", multiple: true } },
+    options: {
+      "as-of": { type: "string", multiple: true },
+      "coverage-end": { type: "string" },
+      "forecasts-out": { type: "string" },
+    },
     strict: true,
   });
   const asOf = values["as-of"] ?? [];
   if (asOf.length === 0) {
     throw new UsageError("--as-of YYYY-MM-DD is required (repeat it for several dates)");
   }
-  for (const date of asOf) {
+  for (const date of [...asOf, ...(values["coverage-end"] === undefined ? [] : [values["coverage-end"]])]) {
     if (parseIsoDate(date) !== date) {
-      throw new UsageError(`--as-of "${date}" is not a calendar date YYYY-MM-DD`);
+      throw new UsageError(`"${date}" is not a calendar date YYYY-MM-DD`);
     }
   }
   const log = cliLogger(config);
+  const out = values["forecasts-out"] ? createWriteStream(values["forecasts-out"]) : null;
   const result = await withDb(config, (db) =>
-    backtestRenewals({ db, log, asOf, now: systemClock(), progress: stderrProgress("backtest") }),
+    backtestRenewals({
+      db,
+      log,
+      asOf,
+      now: systemClock(),
+      coverageEnd: values["coverage-end"] ?? null,
+      onForecast: out ? (forecast) => out.write(`${JSON.stringify(forecast)}\n`) : undefined,
+      progress: stderrProgress("backtest"),
+    }),
   );
-  print({
-    command: "backtest-renewals",
-    as_of: result.as_of,
-    corpus: result.corpus,
-    overall: result.overall,
-    base_rate: result.base_rate,
-    lift: result.lift,
-    table: result.table,
-  });
+  if (out) {
+    await new Promise<void>((resolve, reject) =>
+      out.end((error?: Error | null) => (error ? reject(error) : resolve())),
+    );
+  }
+  print({ command: "backtest-renewals", ...result });
 }
 
 async function leadsCommand(config: Config, args: string[]): Promise<void> {

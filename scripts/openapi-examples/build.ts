@@ -192,8 +192,13 @@ export async function buildOpenApiExamples(options: BuildOptions): Promise<Examp
     { size: 5 },
   );
 
-  // Renewals and research.
-  const renewals = { method: "GET", path: "/v1/renewals", query: { window_months: 12, size: 2 } } as const;
+  // Renewals and research. The fixtures' buyers published nothing related before their awards, so their signals are
+  // low: the example asks for them (the default lists medium and up).
+  const renewals = {
+    method: "GET",
+    path: "/v1/renewals",
+    query: { window_months: 12, min_confidence: "low", size: 2 },
+  } as const;
   await recorder.success("listRenewals", "GET /v1/renewals", renewals, { pay: true });
   await recorder.error("listRenewals", 400, "window_out_of_range", {
     ...renewals,

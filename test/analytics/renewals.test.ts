@@ -68,52 +68,77 @@ describe("renewal signals on a crafted history", () => {
     signals = await storedSignals(t.db);
   });
 
-  it("derives the contract end from a published end date (high), start + duration (medium), award + duration (low)", () => {
-    const a1 = byKey(signals, `duration_expiry:award:${ids.A1}`);
+  const expiry = (tender: string, division: string, type = "duration_expiry") =>
+    byKey(signals, `${type}:tender:${ids[tender]}:division:${division}`);
+  const recurrence = (buyer: number, cls: string, from: string) =>
+    byKey(signals, `recurrence:buyer:${buyer}:class:${cls}:from:${from}`);
+
+  it("predicts the re-tender at the contract end less the buyer's call lead, from the best end it knows", () => {
+    const a1 = expiry("T1", "72");
     expect(a1).toMatchObject({
       cpv: "72212000",
-      confidence: "high",
-      window_start: "2024-09-30",
-      window_end: "2025-05-31",
-      predicted_date: "2025-03-31",
+      predicted_date: "2025-02-09",
+      window_start: "2024-12-26",
+      window_end: "2025-03-26",
     });
     expect(a1.basis).toMatchObject({
       signal_type: "duration_expiry",
-      basis_version: 1,
+      basis_version: 2,
       tender_ref: "T1",
+      tender_title: "Desarrollo y soporte de la sede electrónica",
       award_ref: `award-ref-${ids.T1}-0`,
+      lots: 1,
       start_date: "2023-04-01",
       end_date: "2025-03-31",
       end_date_source: "published_end_date",
+      call_lead_days: 50,
+      predicted_date: "2025-02-09",
       incumbent: { name: "Acme Sistemas SL" },
       max_end_date: null,
     });
-    const a2 = byKey(signals, `duration_expiry:award:${ids.A2}`);
-    expect(a2).toMatchObject({ confidence: "medium", window_start: "2024-08-15", window_end: "2025-04-15" });
-    expect(a2.basis).toMatchObject({
+    expect(expiry("T2", "79")).toMatchObject({ window_start: "2024-10-13", window_end: "2025-01-11" });
+    expect(expiry("T2", "79").basis).toMatchObject({
       end_date: "2025-02-15",
       end_date_source: "start_plus_duration",
       duration_months: 12,
+      call_lead_days: 80,
+      predicted_date: "2024-11-27",
     });
-    const a3 = byKey(signals, `duration_expiry:award:${ids.A3}`);
-    expect(a3).toMatchObject({ confidence: "low", window_start: "2025-11-20", window_end: "2026-07-20" });
-    expect(a3.basis).toMatchObject({ end_date: "2026-05-20", end_date_source: "award_plus_duration" });
+    expect(expiry("T3", "50")).toMatchObject({ window_start: "2026-01-15", window_end: "2026-04-15" });
+    expect(expiry("T3", "50").basis).toMatchObject({
+      end_date: "2026-05-20",
+      end_date_source: "award_plus_duration",
+      predicted_date: "2026-03-01",
+    });
   });
 
-  it("gives frameworks their own type and wider window", () => {
-    const a4 = byKey(signals, `framework_expiry:award:${ids.A4}`);
+  it("is confident when the buyer kept buying what the contract covers in the year before the award", () => {
+    expect(expiry("T1", "72")).toMatchObject({ confidence: "high" });
+    expect(expiry("T1", "72").basis).toMatchObject({ related_in_prior_year: 1 });
+    expect(expiry("T11", "60")).toMatchObject({ confidence: "high" });
+    for (const [tender, division] of [
+      ["T2", "79"],
+      ["T3", "50"],
+      ["T5", "64"],
+    ] as const) {
+      expect(expiry(tender, division)).toMatchObject({ confidence: "low" });
+      expect(expiry(tender, division).basis).toMatchObject({ related_in_prior_year: 0 });
+    }
+  });
+
+  it("gives frameworks their own type", () => {
+    const a4 = expiry("T4", "48", "framework_expiry");
     expect(a4).toMatchObject({
       signal_type: "framework_expiry",
-      confidence: "medium",
-      window_start: "2025-04-01",
-      window_end: "2026-04-01",
+      window_start: "2025-09-17",
+      window_end: "2025-12-16",
     });
-    expect(a4.basis).toMatchObject({ end_date: "2026-01-01", end_date_source: "start_plus_duration" });
+    expect(a4.basis).toMatchObject({ end_date: "2026-01-01", call_lead_days: 61 });
   });
 
-  it("lowers confidence when extensions are announced and shows the latest end", () => {
-    const a5 = byKey(signals, `duration_expiry:award:${ids.A5}`);
-    expect(a5).toMatchObject({ confidence: "low", window_start: "2025-06-30", window_end: "2026-02-28" });
+  it("shows announced extensions and the latest end they allow", () => {
+    const a5 = expiry("T5", "64");
+    expect(a5).toMatchObject({ window_start: "2025-09-16", window_end: "2025-12-15" });
     expect(a5.basis).toMatchObject({
       end_date_source: "published_end_date",
       max_end_date: "2026-12-31",
@@ -121,65 +146,110 @@ describe("renewal signals on a crafted history", () => {
     });
   });
 
-  it("makes no signal from a void result", () => {
-    expect(signals.some((s) => s.basis_key === `duration_expiry:award:${ids.A6}`)).toBe(false);
-    expect(signals.filter((s) => s.buyer_id === b1).map((s) => s.signal_type)).toEqual([
-      "duration_expiry",
-      "duration_expiry",
-      "duration_expiry",
-      "duration_expiry",
-      "framework_expiry",
-    ]);
+  it("makes one signal per procedure and division: lots of a tender, and tenders published together under one title", () => {
+    const t10 = expiry("T10", "72");
+    expect(t10).toMatchObject({
+      window_start: "2026-01-16",
+      window_end: "2026-04-16",
+      evidence_tender_ids: [ids.T10],
+    });
+    expect(t10.basis).toMatchObject({
+      lots: 2,
+      award_id: ids["A10-2"],
+      end_date: "2026-05-01",
+      lot_award_refs: [`award-ref-${ids.T10}-1`, `award-ref-${ids.T10}-2`],
+    });
+    const t11 = expiry("T11", "60");
+    expect(t11).toMatchObject({
+      window_start: "2025-04-02",
+      window_end: "2025-07-01",
+      evidence_tender_ids: [ids.T11, ids.T12],
+    });
+    expect(t11.basis).toMatchObject({ lots: 2, call_lead_days: 45, predicted_date: "2025-05-17" });
+    expect(signals.some((s) => s.basis_key.includes(`:tender:${ids.T12}:`))).toBe(false);
   });
 
-  it("marks a signal re-tendered when the buyer published in the division after the award, before the window's end", () => {
-    const a1 = byKey(signals, `duration_expiry:award:${ids.A1}`);
+  it("forecasts no void result and no minor contract", () => {
+    expect(signals.filter((s) => s.buyer_id === b1).map((s) => s.basis_key)).toEqual(
+      [
+        `duration_expiry:tender:${ids.T1}:division:72`,
+        `duration_expiry:tender:${ids.T2}:division:79`,
+        `duration_expiry:tender:${ids.T3}:division:50`,
+        `duration_expiry:tender:${ids.T5}:division:64`,
+        `duration_expiry:tender:${ids.T10}:division:72`,
+        `duration_expiry:tender:${ids.T11}:division:60`,
+        `framework_expiry:tender:${ids.T4}:division:48`,
+      ].sort(),
+    );
+  });
+
+  it("marks a signal re-tendered only by a related tender published inside its window", () => {
+    const a1 = expiry("T1", "72");
+    // T9 is of another class but has the same title stems; T8 shares the class but came before the window.
     expect(a1.retendered_by).toBe(ids.T9);
     expect(a1.basis.retendered_by).toBe("T9");
-    // T9 is in division 72; the other B1 signals are in other divisions.
-    for (const key of [ids.A2, ids.A3, ids.A5].map((id) => `duration_expiry:award:${id}`)) {
-      expect(byKey(signals, key).retendered_by).toBeNull();
+    for (const signal of signals.filter((s) => s.buyer_id === b1 && s.basis_key !== a1.basis_key)) {
+      expect(signal.retendered_by, signal.basis_key).toBeNull();
     }
   });
 
-  it("counts the lots of one award day as one event (3 events: high)", () => {
-    const r = byKey(signals, `recurrence:buyer:${b2}:division:48`);
-    expect(r).toMatchObject({
+  it("forecasts a class's purchases a year after each burst, with the lots of one day as one event", () => {
+    const second = recurrence(b2, "4800", "2022-01-15");
+    expect(second).toMatchObject({
       cpv: "48000000",
-      confidence: "high",
-      window_start: "2023-12-19",
-      window_end: "2024-06-22",
-      predicted_date: "2024-03-21",
+      confidence: "medium",
+      predicted_date: "2023-01-15",
+      window_start: "2022-12-16",
+      window_end: "2023-02-14",
+      retendered_by: ids.T22,
+    });
+    expect(second.basis).toMatchObject({ yearly_cycle_seen: true, cycle_event_date: "2021-01-10" });
+    const third = recurrence(b2, "4800", "2023-01-20");
+    expect(third).toMatchObject({
+      confidence: "medium",
+      predicted_date: "2024-01-20",
+      window_start: "2023-12-21",
+      window_end: "2024-02-19",
+      retendered_by: null,
       evidence_tender_ids: [ids.T20, ids.T21, ids.T22],
     });
-    expect(r.basis).toMatchObject({
+    expect(third.basis).toMatchObject({
       signal_type: "recurrence",
-      basis_version: 1,
+      basis_version: 2,
+      cpv_class: "4800",
       evidence_count: 3,
-      intervals_days: [365, 379],
-      median_interval_days: 372,
+      intervals_days: [370, 370],
+      median_interval_days: 370,
       last_award_date: "2023-03-15",
-      predicted_date: "2024-03-21",
+      last_event_date: "2023-01-20",
+      predicted_date: "2024-01-20",
+      yearly_cycle_seen: true,
+      cycle_event_date: "2022-01-15",
       award_history: [
-        { award_date: "2021-03-01", source_ref: `award-ref-${ids.T20}-1` },
-        { award_date: "2022-03-01", source_ref: `award-ref-${ids.T21}-0` },
-        { award_date: "2023-03-15", source_ref: `award-ref-${ids.T22}-0` },
+        { award_date: "2021-03-01", event_date: "2021-01-10", source_ref: `award-ref-${ids.T20}-1` },
+        { award_date: "2022-03-01", event_date: "2022-01-15", source_ref: `award-ref-${ids.T21}-0` },
+        { award_date: "2023-03-15", event_date: "2023-01-20", source_ref: `award-ref-${ids.T22}-0` },
       ],
       retendered_by: null,
     });
-    expect((r.basis.award_refs as string[]).length).toBe(5);
-    // The rule texts are the same for every recurrence signal: served (withRules), not stored.
-    expect(r.basis.window_rule).toBeUndefined();
-    expect(r.basis.confidence_rule).toBeUndefined();
+    expect((third.basis.award_refs as string[]).length).toBe(5);
+    // One event is no recurrence.
+    expect(signals.some((s) => s.basis_key === `recurrence:buyer:${b2}:class:4800:from:2021-01-10`)).toBe(
+      false,
+    );
+    // The rule texts and measured rates are the same for every recurrence signal: served (withRules), not stored.
+    expect(third.basis.window_rule).toBeUndefined();
+    expect(third.basis.confidence_rule).toBeUndefined();
+    expect(third.basis.confidence_measured).toBeUndefined();
   });
 
-  it("gives exactly 2 events medium confidence", () => {
-    const r = byKey(signals, `recurrence:buyer:${b3}:division:72`);
+  it("forecasts a yearly purchase across a leap year", () => {
+    const r = recurrence(b3, "7200", "2023-04-01");
     expect(r).toMatchObject({
       confidence: "medium",
-      window_start: "2024-03-01",
-      window_end: "2024-08-30",
-      predicted_date: "2024-05-31",
+      window_start: "2024-03-02",
+      window_end: "2024-05-01",
+      predicted_date: "2024-04-01",
     });
     expect(r.basis).toMatchObject({ evidence_count: 2, intervals_days: [365], median_interval_days: 365 });
   });
@@ -197,11 +267,11 @@ describe("renewal signals on a crafted history", () => {
     expect((await recomputeSignals({ db: t.db, log, now: KEEP_ALL })).buyers).toBe(0);
     const before = await storedSignals(t.db);
     const versions = await signalVersions(t.db);
-    // B3 publishes a re-tender inside the window; B2 gets a fourth award day; B1 is untouched.
+    // B3 publishes a re-tender inside the window; B2 gets a fourth event; B1 is untouched.
     await insertTender(t.db, {
       sourceRef: "T32",
       buyerId: b3,
-      cpvAll: ["72100000"],
+      cpvAll: ["72000000"],
       publicationDate: "2024-04-10",
     });
     const t23 = await insertTender(t.db, {
@@ -218,8 +288,15 @@ describe("renewal signals on a crafted history", () => {
     const step = await recomputeSignals({ db: t.db, log, now: KEEP_ALL });
     expect(step).toMatchObject({ buyers: 2, pairs: 2 }); // B3 in division 72, B2 in 48
     const incremental = await storedSignals(t.db);
-    expect(byKey(incremental, `recurrence:buyer:${b3}:division:72`).basis.retendered_by).toBe("T32");
-    expect(byKey(incremental, `recurrence:buyer:${b2}:division:48`).basis.evidence_count).toBe(4);
+    expect(byKey(incremental, `recurrence:buyer:${b3}:class:7200:from:2023-04-01`).basis.retendered_by).toBe(
+      "T32",
+    );
+    expect(byKey(incremental, `recurrence:buyer:${b2}:class:4800:from:2023-01-20`).basis.retendered_by).toBe(
+      "T23",
+    );
+    expect(byKey(incremental, `recurrence:buyer:${b2}:class:4800:from:2024-01-10`).basis.evidence_count).toBe(
+      4,
+    );
     // Only new or changed signals were written: the touched pairs' unchanged signals keep their row version.
     const touched = (s: StoredSignal) =>
       (s.buyer_id === b3 && s.cpv.startsWith("72")) || (s.buyer_id === b2 && s.cpv.startsWith("48"));
@@ -244,14 +321,16 @@ describe("renewal signals on a crafted history", () => {
 
   it("gives the same table a few buyers per transaction as in one (the embedded engine's background lane)", async () => {
     const full = await storedSignals(t.db);
-    // Three buyers marked: each publishes a tender (B2 in division 48, B1 and B3 in 72).
-    for (const [i, buyerId] of [b1, b2, b3].entries()) {
-      await insertTender(t.db, {
-        sourceRef: `T-CHUNK-${i}`,
-        buyerId,
-        cpvAll: [i === 1 ? "48000000" : "72100000"],
-        publicationDate: "2024-05-02",
-      });
+    // Three buyers marked: each publishes a related tender inside an open window, before any re-tender it had
+    // (B1: A1's class 7221; B2: class 4800, the burst of 2024-01-10; B3: class 7200, before T32).
+    for (const [i, [buyerId, cpv, date]] of (
+      [
+        [b1, "72212000", "2024-12-27"],
+        [b2, "48000000", "2024-12-20"],
+        [b3, "72000000", "2024-03-05"],
+      ] as const
+    ).entries()) {
+      await insertTender(t.db, { sourceRef: `T-CHUNK-${i}`, buyerId, cpvAll: [cpv], publicationDate: date });
     }
     const step = await recomputeSignals({ db: t.db, log, now: KEEP_ALL, buyersPerTransaction: 1 });
     // One transaction per buyer, and the one that found no marks left (and applied retention).
@@ -279,8 +358,8 @@ describe("renewal signals on a crafted history", () => {
   it("rewrites nothing when a touched pair's signals come out the same", async () => {
     const before = await storedSignals(t.db);
     const versions = await signalVersions(t.db);
-    // A new title for T9 (B1, division 72) marks the pair dirty; no signal reads a title.
-    await t.db.query("UPDATE tenders SET title = 'Renamed re-tender' WHERE source_ref = 'T9'");
+    // A new title for T8 (B1, division 72) marks the pair dirty; it is related to no signal by title or time.
+    await t.db.query("UPDATE tenders SET title = 'Otra cosa distinta' WHERE source_ref = 'T8'");
     const step = await recomputeSignals({ db: t.db, log, now: KEEP_ALL });
     expect(step).toMatchObject({ buyers: 1, pairs: 1, written: 0, removed: 0 });
     const pairSignals = before.filter((s) => s.buyer_id === b1 && s.cpv.startsWith("72"));
@@ -296,7 +375,7 @@ describe("renewal signals on a crafted history", () => {
     const step = await recomputeSignals({ db: t.db, log, now: KEEP_ALL });
     expect(step).toMatchObject({ buyers: 1, pairs: 1 });
     const after = await storedSignals(t.db);
-    expect(after.some((s) => s.basis_key === `duration_expiry:award:${ids.A5}`)).toBe(false);
+    expect(after.some((s) => s.basis_key === `duration_expiry:tender:${ids.T5}:division:64`)).toBe(false);
     // B1's signals in its other divisions are the rows they were (same row version).
     const b1Others = after.filter((s) => s.buyer_id === b1);
     expect(b1Others.length).toBeGreaterThan(0);
@@ -321,16 +400,20 @@ describe("renewal signals on a crafted history", () => {
   });
 
   it("keeps only signals whose window ended at most 90 days before the clock's day, full or incremental", async () => {
-    // 2025-10-01 - 90 days = 2025-07-03: A1 (ends 2025-05-31), A2 (2025-04-15) and both recurrences (2024) go;
-    // A3 (2026-07-20) and A4 (2026-04-01) stay (A5's tender was deleted above).
+    // 2025-10-01 - 90 days = 2025-07-03: A1 (window ends 2025-03-26), A2 (2025-01-11), T11 (2025-07-01) and the
+    // recurrences (2025-02 at the latest) go; A3 (2026-04-15), A4 (2025-12-16) and T10 (2026-04-16) stay (A5's
+    // tender was deleted above).
     const later = () => new Date("2025-10-01T08:00:00Z");
     const step = await recomputeSignals({ db: t.db, log, now: later });
     expect(step.buyers).toBe(0); // nothing changed: only the retention applies
     const kept = await storedSignals(t.db);
-    expect(kept.map((s) => s.basis_key)).toEqual([
-      `duration_expiry:award:${ids.A3}`,
-      `framework_expiry:award:${ids.A4}`,
-    ]);
+    expect(kept.map((s) => s.basis_key)).toEqual(
+      [
+        `duration_expiry:tender:${ids.T3}:division:50`,
+        `duration_expiry:tender:${ids.T10}:division:72`,
+        `framework_expiry:tender:${ids.T4}:division:48`,
+      ].sort(),
+    );
     await recomputeSignals({ db: t.db, log, now: later, full: true });
     expect(await storedSignals(t.db)).toEqual(kept);
   });

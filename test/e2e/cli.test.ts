@@ -79,10 +79,18 @@ describe("npm run cli", () => {
     );
     expect(backtest.code).toBe(0);
     expect(backtest.stdout.trim().split("\n")).toHaveLength(1);
-    expect(JSON.parse(backtest.stdout)).toMatchObject({
+    const printed = JSON.parse(backtest.stdout);
+    expect(printed).toMatchObject({
       command: "backtest-renewals",
+      version: 2,
       as_of: ["2023-06-01", "2024-06-01"],
-      overall: { signals: 0, hits: 0, hit_rate: null },
+      coverage_end: null,
+    });
+    expect(printed.rows.at(-1)).toMatchObject({
+      signal_type: "all",
+      confidence: "all",
+      scored: 0,
+      hit_rate: null,
     });
     const stored = await database.withDb(async (db) => {
       const { rows } = await db.query<{ n: number }>("SELECT count(*)::int AS n FROM renewal_backtests");
@@ -91,7 +99,7 @@ describe("npm run cli", () => {
     expect(stored).toBe(1);
     const bad = await runEntry("src/cli.ts", ["backtest-renewals", "--as-of", "2024-02-30"], database.env);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toContain('--as-of "2024-02-30" is not a calendar date');
+    expect(bad.stderr).toContain('"2024-02-30" is not a calendar date');
   });
 
   it("ingest and inspect print exactly one JSON line on stdout; --pretty indents", async () => {

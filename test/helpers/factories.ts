@@ -31,6 +31,8 @@ export interface TenderSeed {
   estimatedValue?: number | null;
   url?: string | null;
   source?: "placsp" | "ted";
+  /** The common vocabulary's procedure type; `open` unless given. */
+  procedureType?: string;
 }
 
 export async function insertTender(db: Queryable, seed: TenderSeed): Promise<number> {
@@ -39,7 +41,7 @@ export async function insertTender(db: Queryable, seed: TenderSeed): Promise<num
     `INSERT INTO tenders (source, source_ref, title, buyer_id, cpv_main, cpv_all, publication_date, deadline,
                           estimated_value, currency, url, notice_type, procedure_type, contract_type, nuts, status,
                           source_codes, upstream_updated, raw_hash)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'EUR', $10, 'award-notice', 'open', 'services', 'ES300', 'awarded',
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'EUR', $10, 'award-notice', $11, 'services', 'ES300', 'awarded',
              '{"notice": "DOC_CAN_ADJ", "procedure": "1", "contract": "2", "status": "ADJ"}', now(), 'seed')
      RETURNING id`,
     [
@@ -53,6 +55,7 @@ export async function insertTender(db: Queryable, seed: TenderSeed): Promise<num
       seed.deadline ?? null,
       seed.estimatedValue ?? null,
       seed.url ?? null,
+      seed.procedureType ?? "open",
     ],
   );
   return rows[0]?.id ?? Number.NaN;

@@ -45,27 +45,44 @@ export async function insertContract(db: Queryable, seed: ContractSeed): Promise
 }
 
 /*
- * Crafted history.
- * Buyer B1 (one award per CPV division, so no recurrence):
- *   A1 72212000 award 2023-03-01, start 2023-04-01, published end 2025-03-31           -> duration high
- *      window: 2025-03-31 - 6 months = 2024-09-30 (day clamped), + 2 months = 2025-05-31
- *      T9 (72500000, published 2025-01-20, after the award and before the window's end) re-tenders it.
- *   A2 79400000 award 2024-01-20, start 2024-02-15, 12 months: end 2025-02-15            -> duration medium
- *      window 2024-08-15 .. 2025-04-15
- *   A3 50300000 award 2024-05-20, 24 months, no start: end 2026-05-20                    -> duration low
- *      window 2025-11-20 .. 2026-07-20
- *   A4 48000000 framework, start 2023-01-01, 36 months: end 2026-01-01                 -> framework medium
- *      window: - 9 months = 2025-04-01, + 3 months = 2026-04-01
- *   A5 64200000 published end 2025-12-31, extension 12 months announced                 -> duration low
- *      max_end_date 2026-12-31; window 2025-06-30 .. 2026-02-28
- *   A6 30200000 desierto (no winner), 12 months: a void result is no contract            -> nothing
- * Buyer B2, division 48, no durations (recurrence only):
- *   T20 3 lots awarded 2021-03-01 (one event), T21 2022-03-01, T22 2023-03-15
- *   events 2021-03-01, 2022-03-01, 2023-03-15: intervals 365, 379, median 372
- *   predicted 2023-03-15 + 372 = 2024-03-21; margin round(0.25 * 372) = 93: 2023-12-19 .. 2024-06-22; high
- *   (counting the lots as events would give intervals 0, 0, 365, 379 and a median of 182.5)
- * Buyer B3, division 72: awards 2022-06-01 and 2023-06-01: interval 365, predicted 2024-05-31 (2024 is a leap
- *   year), margin round(91.25) = 91: 2024-03-01 .. 2024-08-30; exactly 2 events: medium.
+ * Crafted history (renewal basis version 2: docs/signals.md). Every tender is an open procedure unless said.
+ * Expiry: predicted = end - call lead (tender publication to award, at most 180 days); window = predicted +- 45 days,
+ * never before the award. Confidence: high when a related tender (listing the division, sharing the CPV class or
+ * with a similar title) was published in the 365 days before the award, else low.
+ *
+ * Buyer B1:
+ *   T0 72210000 published 2022-06-01 (no award): related to A1 (class 7221) in the year before A1's award.
+ *   A1 on T1 72212000 "Desarrollo y soporte de la sede electrónica", published 2023-01-10, awarded 2023-03-01,
+ *      start 2023-04-01, published end 2025-03-31. Lead 50 days: predicted 2025-02-09, window 2024-12-26 ..
+ *      2025-03-26, high (T0). T8 (class 7221, 2024-06-01) is before the window: no re-tender. T9 (72500000,
+ *      another class, "Desarrollo y soporte de la sede electrónica municipal": the same stems) on 2025-01-20, inside
+ *      the window: re-tenders it.
+ *   A2 on T2 79400000 published 2023-11-01, awarded 2024-01-20, start 2024-02-15, 12 months: end 2025-02-15
+ *      (start + duration). Lead 80: predicted 2024-11-27, window 2024-10-13 .. 2025-01-11, low.
+ *   A3 on T3 50300000 published 2024-03-01, awarded 2024-05-20, 24 months, no start: end 2026-05-20 (award +
+ *      duration). Lead 80: predicted 2026-03-01, window 2026-01-15 .. 2026-04-15, low.
+ *   A4 on T4 48000000, framework, published 2022-10-01, awarded 2022-12-01, start 2023-01-01, 36 months: end
+ *      2026-01-01. Lead 61: predicted 2025-11-01, window 2025-09-17 .. 2025-12-16, framework_expiry, low.
+ *   A5 on T5 64200000 published 2024-10-01, awarded 2024-12-01, published end 2025-12-31, a 12-month extension
+ *      announced: max_end_date 2026-12-31. Lead 61: predicted 2025-10-31, window 2025-09-16 .. 2025-12-15, low.
+ *   A6 on T6 30200000: desierto (no winner): nothing.
+ *   A7 on T7 30190000, a minor contract, 12 months: nothing (no supplier can bid for a direct award).
+ *   T10 72310000 published 2024-02-01, lots 1 and 2 awarded 2024-04-01, start 2024-05-01, 12 and 24 months: one
+ *      signal, basis lot 2 (end 2026-05-01). Lead 60: predicted 2026-03-02, window 2026-01-16 .. 2026-04-16, lots 2.
+ *   T11 and T12: two tenders published 2024-03-01 under one title (how a register lists one procedure's lots),
+ *      60130000, awarded 2024-04-15, start 2024-09-01, 10 months: end 2025-07-01. One signal (key on T11). Lead 45:
+ *      predicted 2025-05-17, window 2025-04-02 .. 2025-07-01, high: T13 (60130000, published 2023-09-01, no
+ *      award) is related, in the year before the award.
+ *   No class of B1 has two competed events: no recurrence.
+ * Buyer B2, class 4800, no durations (recurrence only; events are the tenders' publication days):
+ *   T20 published 2021-01-10 (3 lots awarded 2021-03-01: one event), T21 2022-01-15 (awarded 2022-03-01), T22
+ *   2023-01-20 (awarded 2023-03-15). Each event is a burst of its own.
+ *   From 2022-01-15: 2 events, interval 370; predicted 2023-01-15, window 2022-12-16 .. 2023-02-14; a year before it
+ *      came 2021-01-10 (2022-01-10 is 5 days off): yearly cycle seen. T22 re-tenders it.
+ *   From 2023-01-20: 3 events, intervals 370, 370; predicted 2024-01-20, window 2023-12-21 .. 2024-02-19; cycle
+ *      event 2022-01-15; open. Always medium.
+ * Buyer B3, class 7200: T30 published 2022-04-01 (awarded 2022-06-01), T31 2023-04-01 (awarded 2023-06-01):
+ *   from 2023-04-01: interval 365, predicted 2024-04-01, window 2024-03-02 .. 2024-05-01 (2024 is a leap year).
  */
 export interface RenewalHistory {
   b1: number;
@@ -85,9 +102,17 @@ export async function seedRenewalHistory(db: Queryable): Promise<RenewalHistory>
     "INSERT INTO buyer_aliases (buyer_id, alias) SELECT id, name FROM buyers WHERE id = ANY($1)",
     [[b1, b2, b3]],
   );
-  const tender = (ref: string, buyerId: number, cpv: string, publicationDate: string) =>
-    insertTender(db, { sourceRef: ref, buyerId, cpvAll: [cpv], publicationDate });
-  ids.T1 = await tender("T1", b1, "72212000", "2023-01-10");
+  const tender = (
+    ref: string,
+    buyerId: number,
+    cpv: string,
+    publicationDate: string,
+    extra: { title?: string; procedureType?: string } = {},
+  ) => insertTender(db, { sourceRef: ref, buyerId, cpvAll: [cpv], publicationDate, ...extra });
+  ids.T0 = await tender("T0", b1, "72210000", "2022-06-01");
+  ids.T1 = await tender("T1", b1, "72212000", "2023-01-10", {
+    title: "Desarrollo y soporte de la sede electrónica",
+  });
   ids.A1 = await insertContract(db, {
     tenderId: ids.T1,
     winnerId: c1,
@@ -141,9 +166,48 @@ export async function seedRenewalHistory(db: Queryable): Promise<RenewalHistory>
     awardDate: "2024-03-01",
     durationMonths: 12,
   });
-  ids.T9 = await tender("T9", b1, "72500000", "2025-01-20");
+  ids.T7 = await tender("T7", b1, "30190000", "2024-02-01", { procedureType: "minor-contract" });
+  ids.A7 = await insertContract(db, {
+    tenderId: ids.T7,
+    winnerId: c1,
+    cpv: "30190000",
+    awardDate: "2024-02-01",
+    startDate: "2024-02-01",
+    durationMonths: 12,
+  });
+  ids.T8 = await tender("T8", b1, "72212000", "2024-06-01", { title: "Otra cosa" });
+  ids.T9 = await tender("T9", b1, "72500000", "2025-01-20", {
+    title: "Desarrollo y soporte de la sede electrónica municipal",
+  });
+  ids.T10 = await tender("T10", b1, "72310000", "2024-02-01");
+  for (const [lot, months] of [
+    ["1", 12],
+    ["2", 24],
+  ] as const) {
+    ids[`A10-${lot}`] = await insertContract(db, {
+      tenderId: ids.T10,
+      lot,
+      winnerId: c1,
+      cpv: "72310000",
+      awardDate: "2024-04-01",
+      startDate: "2024-05-01",
+      durationMonths: months,
+    });
+  }
+  ids.T13 = await tender("T13", b1, "60130000", "2023-09-01");
+  for (const ref of ["T11", "T12"]) {
+    ids[ref] = await tender(ref, b1, "60130000", "2024-03-01", { title: "Transporte escolar ruta costa" });
+    ids[`A${ref.slice(1)}`] = await insertContract(db, {
+      tenderId: ids[ref] as number,
+      winnerId: c1,
+      cpv: "60130000",
+      awardDate: "2024-04-15",
+      startDate: "2024-09-01",
+      durationMonths: 10,
+    });
+  }
 
-  ids.T20 = await tender("T20", b2, "48000000", "2021-01-01");
+  ids.T20 = await tender("T20", b2, "48000000", "2021-01-10");
   for (const lot of ["1", "2", "3"]) {
     await insertContract(db, {
       tenderId: ids.T20,
@@ -153,13 +217,13 @@ export async function seedRenewalHistory(db: Queryable): Promise<RenewalHistory>
       awardDate: "2021-03-01",
     });
   }
-  ids.T21 = await tender("T21", b2, "48100000", "2022-01-01");
-  await insertContract(db, { tenderId: ids.T21, winnerId: c1, cpv: "48100000", awardDate: "2022-03-01" });
-  ids.T22 = await tender("T22", b2, "48200000", "2023-01-01");
+  ids.T21 = await tender("T21", b2, "48000000", "2022-01-15");
+  await insertContract(db, { tenderId: ids.T21, winnerId: c1, cpv: "48000000", awardDate: "2022-03-01" });
+  ids.T22 = await tender("T22", b2, "48000000", "2023-01-20");
   ids.A22 = await insertContract(db, {
     tenderId: ids.T22,
     winnerId: c1,
-    cpv: "48200000",
+    cpv: "48000000",
     awardDate: "2023-03-15",
   });
 

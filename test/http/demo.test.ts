@@ -78,14 +78,14 @@ describe("GET /v1/demo", () => {
        VALUES ('placsp', 'succeeded', '2025-01-31T01:00:00Z', '2025-01-31T01:05:00Z'),
               ('placsp', 'failed', '2025-01-31T02:00:00Z', '2025-01-31T02:01:00Z')`,
     );
-    // 2025-02-01: the recurrence windows are over; A2's (2024-08-15 .. 2025-04-15) is the one that started
-    // most recently among the open windows (A1's is re-tendered by T9).
+    // 2025-02-01: the recurrence windows are over, no listed window has started (T1's is re-tendered by T9, T2's
+    // is over and low), so the sample is the soonest upcoming one: T11's (2025-04-02 .. 2025-07-01, high).
     const { res, body } = await demo("2025-02-01T08:00:00Z");
     expect(res.status).toBe(200);
     const data = body.data as DemoBody;
     expect(data.tender).toEqual({
       sample: true,
-      title: "Servicio de mantenimiento de sistemas",
+      title: "Desarrollo y soporte de la sede electrónica municipal",
       buyer: { name: "Ayuntamiento de Prueba", country: null },
       cpv_main: "72500000",
       estimated_value: null,
@@ -99,28 +99,28 @@ describe("GET /v1/demo", () => {
       sample: true,
       signal_type: "duration_expiry",
       incumbent: "Acme Sistemas SL",
-      contract: { title: "Servicio de mantenimiento de sistemas", end_date: "2025-02-15" },
-      confidence: "medium",
-      basis: { signal_type: "duration_expiry", tender_ref: "T2", end_date_source: "start_plus_duration" },
+      contract: { title: "Transporte escolar ruta costa", end_date: "2025-07-01" },
+      confidence: "high",
+      basis: { signal_type: "duration_expiry", tender_ref: "T11", end_date_source: "start_plus_duration" },
       source: "placsp",
-      source_ref: "placsp:T2",
+      source_ref: "placsp:T11",
     });
     expect(data.source_metadata[0]).toEqual({
       source: "placsp",
       enabled: true,
-      records: 12,
-      indexed_from: "2021-01-01",
+      records: 19,
+      indexed_from: "2021-01-10",
       indexed_to: "2025-01-20",
       last_ingestion: "2025-01-31T01:05:00.000Z",
     });
     expect(
       (body.meta as { provenance: { source_ref: string }[] }).provenance.map((p) => p.source_ref),
-    ).toEqual(["T9", "T2"]);
+    ).toEqual(["T9", "T11"]);
     expect(data.note).toContain("sample: true");
   });
 
   it("prefers a recurrence signal whose window is open", async () => {
-    // 2024-03-10: B2's window (2023-12-19 ..) and B3's (2024-03-01 ..) are open; B3's started last.
+    // 2024-03-10: B3's window (2024-03-02 .. 2024-05-01) is open (B2's ended on 2024-02-19).
     const data = (await demo("2024-03-10T00:00:00Z")).body.data as DemoBody;
     expect(data.renewal).toMatchObject({
       signal_type: "recurrence",

@@ -174,8 +174,8 @@ describe("POST /v1/research", () => {
             buyer: { id: h.b1, name: "Ayuntamiento de Prueba" },
             tenders_last_12_months: 1,
             last_publication_date: "2025-01-25",
-            // A2, A4, A5, A3 (A1 was re-tendered).
-            open_renewal_signals: 4,
+            // T11's (high); T1's was re-tendered, the others are low (not listed by default).
+            open_renewal_signals: 1,
             confidence: "low",
             evidence: [placsp("R1", "https://example.invalid/R1")],
           },
@@ -222,15 +222,11 @@ describe("POST /v1/research", () => {
       counts: Record<string, number>;
       findings: { recent_tenders: { matched_in: string }[]; renewal_signals: { window_start: string }[] };
     };
-    // b1's tenders: T1..T6, T9 and R1; none mentions the words: matched by the buyer's name.
-    expect(data.counts).toMatchObject({ matching_tenders: 8, buyers_named: 1, open_renewal_signals: 4 });
+    // b1's tenders: T0..T13 and R1; none mentions the words: matched by the buyer's name.
+    expect(data.counts).toMatchObject({ matching_tenders: 15, buyers_named: 1, open_renewal_signals: 1 });
     expect(new Set(data.findings.recent_tenders.map((f) => f.matched_in))).toEqual(new Set(["buyer_name"]));
-    expect(data.findings.renewal_signals.map((s) => s.window_start)).toEqual([
-      "2024-08-15",
-      "2025-04-01",
-      "2025-06-30",
-      "2025-11-20",
-    ]);
+    // The listed ones only (medium or high): T11's.
+    expect(data.findings.renewal_signals.map((s) => s.window_start)).toEqual(["2025-04-02"]);
   });
 
   it("says plainly when nothing matches", async () => {

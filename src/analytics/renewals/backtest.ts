@@ -4,209 +4,345 @@ import {
   insertBacktest,
   listBuyersWithTenders,
   loadBuyerEvidence,
+  sourceCoverageEnds,
 } from "../../db/queries/renewals.ts";
 import {
   type BacktestResult,
   type BacktestRow,
-  type BaseRate,
   CONFIDENCE_SCALE,
   type Confidence,
-  EXPIRY_WINDOWS,
-  type ExpiryWindows,
+  RENEWAL_PARAMETERS,
+  type RenewalParameters,
   type SignalType,
 } from "../../domain/renewals/signal.ts";
-import { addDays, addMonths, daysBetween, median } from "../../lib/calendar.ts";
+import { addDays, daysBetween } from "../../lib/calendar.ts";
 import type { Logger } from "../../lib/logger.ts";
 import type { Progress } from "../../lib/progress.ts";
 import {
   type BuyerEvidence,
+  type ComputedSignal,
   computeBuyerSignals,
-  cpvDivision,
   evidenceBefore,
-  RetenderIndex,
+  type TenderEvidence,
+  TenderTimeline,
 } from "./rules.ts";
+import { TITLE_MIN_STEMS, TITLE_SIMILARITY_MIN } from "./titles.ts";
 
 /**
  * The backtest (docs/signals.md): for each as-of date, the signals are computed from the evidence published
- * before it, exactly as the service would have computed them then, and scored against what was published
- * after it. Beside them, the base rate of a naive rule on the same data, so the lift is visible.
+ * before it, exactly as the service would have computed them then, and scored against what was published after
+ * it. Skill is measured against a window of the same length placed at random: a wide window hits often, and a
+ * busy buyer's windows hit whatever they say, so a raw hit rate shows nothing.
  */
 
 const SIGNAL_TYPES: readonly SignalType[] = ["duration_expiry", "framework_expiry", "recurrence"];
-/** The naive rule's horizon: a buyer that bought in a division buys again within this many months. */
-const NAIVE_MONTHS = 12;
+const BOOTSTRAP_RESAMPLES = 1000;
+/** Any fixed seed: the interval must be the same bytes on every run of the same data. */
+const BOOTSTRAP_SEED = 20_161_001;
 
-const RULES: BacktestResult["rules"] = {
+export const BACKTEST_RULES: BacktestResult["rules"] = {
   hit:
-    "A forecast open at the as-of date (not yet re-tendered, window not yet over) is a hit when the same " +
-    "buyer published a tender in the same CPV division inside the signal's window, on or after the as-of date.",
-  error:
-    "median_abs_error_days: over scored forecasts, the median of |publication date - predicted date| for the " +
-    "buyer's tender in the division published after the as-of date nearest to the predicted date (expiry: " +
-    "the contract end; recurrence: predicted_date); forecasts with no such tender in the data have none.",
-  base_rate:
-    "Naive rule: every buyer x CPV division with an award before the as-of date is expected to publish a " +
-    "tender in that division within 12 months of its last award; scored the same way (pairs already " +
-    "re-tendered or whose 12 months ended before the as-of date are not forecasts).",
+    "A forecast open at the as-of date (its re-tender not yet published, its window not over) is a hit when " +
+    "the same buyer published a related tender inside the window, on or after the as-of date.",
+  related:
+    "A tender is related to a forecast when it lists a CPV class (the first 4 digits) of the basis awards, or " +
+    `its title is similar to a basis tender's: folded to ASCII lower case, words of 4 or more letters less the ` +
+    `stop words of src/analytics/renewals/titles.ts cut to 6 letters, at least ${TITLE_MIN_STEMS} such stems ` +
+    `each, Jaccard index at least ${TITLE_SIMILARITY_MIN}. The basis tenders themselves never count; any ` +
+    "procedure counts, minor contracts included.",
+  baseline:
+    "baseline_rate: for each scored forecast, the exact probability that a window of the same length (the part " +
+    "of its window on or after the as-of date), placed uniformly at random between the as-of date and the " +
+    "coverage end, holds a related tender of the buyer; averaged over the forecasts. skill = hit_rate - " +
+    "baseline_rate.",
+  from_as_of: "from_as_of_rate: the same, for a window of the same length starting on the as-of date.",
   scored:
-    "Only forecasts whose window ends on or before the last publication date of the data are scored; the " +
-    "others are counted as unresolved.",
+    "Only forecasts whose window ends on or before the coverage end are scored; the others are unresolved. " +
+    "Lots of one procedure in one CPV division are one forecast.",
+  coverage:
+    "The coverage end of a source is given (--coverage-end), or derived: the last day of the last month whose " +
+    "count of published tenders is at least a quarter of the source's median month (a late stray batch does " +
+    "not move it). The earliest of the sources' coverage ends is used.",
+  interval:
+    `skill_ci95: the 2.5th and 97.5th percentiles of skill over ${BOOTSTRAP_RESAMPLES} bootstrap resamples of ` +
+    "the buyers (each resample draws as many buyers as were scored, with replacement, with all their forecasts).",
 };
 
-interface Tally {
-  signals: number;
-  hits: number;
-  errors: number[];
-  unresolved: number;
+/** One scored forecast: what `--forecasts-out` writes, and what the table is summed from. */
+export interface ScoredForecast {
+  as_of: string;
+  buyer_id: number;
+  signal_type: SignalType;
+  confidence: Confidence;
+  basis: "competed";
+  window_start: string;
+  window_end: string;
+  hit: boolean;
+  baseline_probability: number;
+  from_as_of_hit: boolean;
+  division_hit: boolean;
+  /** The signal's CPV (recurrence: the class's code). */
+  cpv: string;
+  /** The source refs of the basis awards (the lots of an expiry, the last burst of a recurrence). */
+  basis_refs: string[];
+  /** The source refs of their tenders. */
+  basis_tender_refs: string[];
+  /** The related tenders published inside the scored window (empty on a miss). */
+  hit_refs: string[];
 }
 
-const emptyTally = (): Tally => ({ signals: 0, hits: 0, errors: [], unresolved: 0 });
-
-function rate(hits: number, total: number): number | null {
-  return total === 0 ? null : Math.round((hits / total) * 10_000) / 10_000;
-}
-
-class Scoreboard {
-  readonly tallies = new Map<string, Tally>();
-  readonly base = { forecasts: 0, hits: 0 };
-
-  tally(type: SignalType, confidence: Confidence): Tally {
-    const key = `${type}|${confidence}`;
-    let tally = this.tallies.get(key);
-    if (!tally) {
-      tally = emptyTally();
-      this.tallies.set(key, tally);
+/**
+ * The exact probability that a window of `length` days whose start is drawn uniformly from the days
+ * [from, until - length + 1] holds one of `dates` (sorted ascending, each in [from, until]).
+ */
+export function windowProbability(
+  dates: readonly string[],
+  from: string,
+  until: string,
+  length: number,
+): number {
+  const lastStart = addDays(until, -(length - 1));
+  const positions = daysBetween(from, lastStart) + 1;
+  if (positions <= 0) {
+    return dates.length > 0 ? 1 : 0;
+  }
+  // The starts whose window holds a date d are [d - length + 1, d] within [from, lastStart]; dates ascend, so
+  // these intervals ascend too and are merged as they come.
+  let covered = 0;
+  let run: { start: string; end: string } | null = null;
+  for (const date of dates) {
+    const earliest = addDays(date, -(length - 1));
+    const lo = earliest > from ? earliest : from;
+    const hi = date < lastStart ? date : lastStart;
+    if (lo > hi) {
+      continue;
     }
-    return tally;
-  }
-
-  rows(): BacktestRow[] {
-    return SIGNAL_TYPES.flatMap((type) =>
-      [...CONFIDENCE_SCALE].reverse().map((confidence) => {
-        const t = this.tallies.get(`${type}|${confidence}`) ?? emptyTally();
-        return {
-          signal_type: type,
-          confidence,
-          signals: t.signals,
-          hits: t.hits,
-          hit_rate: rate(t.hits, t.signals),
-          median_abs_error_days: t.errors.length === 0 ? null : median(t.errors),
-          unresolved: t.unresolved,
-        };
-      }),
-    );
-  }
-
-  baseRate(): BaseRate {
-    return { ...this.base, hit_rate: rate(this.base.hits, this.base.forecasts) };
-  }
-
-  add(other: Scoreboard): void {
-    for (const [key, t] of other.tallies) {
-      const mine = this.tallies.get(key) ?? emptyTally();
-      this.tallies.set(key, {
-        signals: mine.signals + t.signals,
-        hits: mine.hits + t.hits,
-        errors: mine.errors.concat(t.errors),
-        unresolved: mine.unresolved + t.unresolved,
-      });
+    if (run !== null && lo <= addDays(run.end, 1)) {
+      run.end = hi > run.end ? hi : run.end;
+    } else {
+      if (run !== null) {
+        covered += daysBetween(run.start, run.end) + 1;
+      }
+      run = { start: lo, end: hi };
     }
-    this.base.forecasts += other.base.forecasts;
-    this.base.hits += other.base.hits;
   }
+  if (run !== null) {
+    covered += daysBetween(run.start, run.end) + 1;
+  }
+  return covered / positions;
 }
 
-/** Scores one buyer's forecasts as of `asOf` against everything it published afterwards. */
+/** Scores one buyer's open forecasts as of `asOf` against everything it published up to the coverage end. */
 function scoreBuyer(
   evidence: BuyerEvidence,
   asOf: string,
-  dataUntil: string,
-  board: Scoreboard,
-  windows: ExpiryWindows,
-): void {
-  const past = evidenceBefore(evidence, asOf);
-  const everything = new RetenderIndex(evidence.tenders);
-  const dayBefore = addDays(asOf, -1);
-  for (const signal of computeBuyerSignals(past, windows)) {
+  coverageEnd: string,
+  params: RenewalParameters,
+): { scored: ScoredForecast[]; unresolved: ComputedSignal[] } {
+  const everything = new TenderTimeline(evidence.tenders);
+  const scored: ScoredForecast[] = [];
+  const unresolved: ComputedSignal[] = [];
+  for (const signal of computeBuyerSignals(evidenceBefore(evidence, asOf), null, params)) {
     if (signal.retenderedBy !== null || signal.windowEnd < asOf) {
       continue; // not an open forecast at the as-of date
     }
-    const tally = board.tally(signal.signalType, signal.confidence);
-    if (signal.windowEnd > dataUntil) {
-      tally.unresolved++;
+    if (signal.windowEnd > coverageEnd) {
+      unresolved.push(signal);
       continue;
     }
-    tally.signals++;
-    const basis = new Set(signal.evidenceTenderIds);
-    const windowFrom = signal.windowStart > asOf ? signal.windowStart : asOf;
-    if (everything.firstAfter(signal.cpvDivision, addDays(windowFrom, -1), signal.windowEnd, basis)) {
-      tally.hits++;
+    const from = signal.windowStart > asOf ? signal.windowStart : asOf;
+    const length = daysBetween(from, signal.windowEnd) + 1;
+    const related = [...everything.related(signal.related, asOf, coverageEnd)];
+    const dates = [...new Set(related.map((t) => t.publicationDate))];
+    const inWindow = related.filter(
+      (t) => t.publicationDate >= from && t.publicationDate <= signal.windowEnd,
+    );
+    const fromAsOfEnd = addDays(asOf, length - 1);
+    scored.push({
+      as_of: asOf,
+      buyer_id: evidence.buyerId,
+      signal_type: signal.signalType,
+      confidence: signal.confidence,
+      basis: "competed",
+      window_start: signal.windowStart,
+      window_end: signal.windowEnd,
+      hit: inWindow.length > 0,
+      baseline_probability: windowProbability(dates, asOf, coverageEnd, length),
+      from_as_of_hit: dates.some((d) => d <= fromAsOfEnd),
+      division_hit: everything.tenders.some(
+        (t: TenderEvidence) =>
+          t.publicationDate >= from &&
+          t.publicationDate <= signal.windowEnd &&
+          !signal.related.exclude.has(t.tenderId) &&
+          t.divisions.includes(signal.cpvDivision),
+      ),
+      cpv: signal.cpv,
+      basis_refs: [...signal.related.awardRefs],
+      basis_tender_refs: [...signal.related.tenderRefs],
+      hit_refs: inWindow.map((t) => t.ref),
+    });
+  }
+  return { scored, unresolved };
+}
+
+/** A small deterministic PRNG (mulberry32): the bootstrap must give the same interval on every run. */
+function prng(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}
+
+const round4 = (x: number) => Math.round(x * 10_000) / 10_000;
+
+/** The 95 % bootstrap interval of skill, resampling buyers; null with fewer than 2 buyers. */
+export function skillInterval(forecasts: readonly ScoredForecast[]): [number, number] | null {
+  const byBuyer = new Map<number, { n: number; hits: number; baseline: number }>();
+  for (const f of forecasts) {
+    const b = byBuyer.get(f.buyer_id) ?? { n: 0, hits: 0, baseline: 0 };
+    b.n += 1;
+    b.hits += f.hit ? 1 : 0;
+    b.baseline += f.baseline_probability;
+    byBuyer.set(f.buyer_id, b);
+  }
+  const buyers = [...byBuyer.entries()].sort(([a], [b]) => a - b).map(([, b]) => b);
+  if (buyers.length < 2) {
+    return null;
+  }
+  const random = prng(BOOTSTRAP_SEED);
+  const skills: number[] = [];
+  for (let r = 0; r < BOOTSTRAP_RESAMPLES; r++) {
+    let n = 0;
+    let hits = 0;
+    let baseline = 0;
+    for (let i = 0; i < buyers.length; i++) {
+      const b = buyers[Math.floor(random() * buyers.length)] as { n: number; hits: number; baseline: number };
+      n += b.n;
+      hits += b.hits;
+      baseline += b.baseline;
     }
-    const nearest = everything.nearest(signal.cpvDivision, signal.predictedDate, asOf, dataUntil, basis);
-    if (nearest) {
-      tally.errors.push(Math.abs(daysBetween(signal.predictedDate, nearest.publicationDate)));
+    skills.push((hits - baseline) / n);
+  }
+  skills.sort((a, b) => a - b);
+  const lo = skills[Math.floor(0.025 * BOOTSTRAP_RESAMPLES)] as number;
+  const hi = skills[Math.ceil(0.975 * BOOTSTRAP_RESAMPLES) - 1] as number;
+  return [round4(lo), round4(hi)];
+}
+
+function summarize(
+  type: SignalType | "all",
+  confidence: Confidence | "all",
+  forecasts: readonly ScoredForecast[],
+  unresolved: number,
+): BacktestRow {
+  const n = forecasts.length;
+  const rate = (count: number) => (n === 0 ? null : round4(count / n));
+  const hits = forecasts.filter((f) => f.hit).length;
+  const baseline = forecasts.reduce((sum, f) => sum + f.baseline_probability, 0);
+  return {
+    signal_type: type,
+    confidence,
+    basis: "competed",
+    scored: n,
+    hits,
+    hit_rate: rate(hits),
+    baseline_rate: rate(baseline),
+    skill: n === 0 ? null : round4((hits - baseline) / n),
+    skill_ci95: n === 0 ? null : skillInterval(forecasts),
+    from_as_of_rate: rate(forecasts.filter((f) => f.from_as_of_hit).length),
+    division_hit_rate: rate(forecasts.filter((f) => f.division_hit).length),
+    buyers: new Set(forecasts.map((f) => f.buyer_id)).size,
+    unresolved,
+  };
+}
+
+/** Rows per type × confidence (high first), then per type, then overall. */
+export function backtestRows(
+  forecasts: readonly ScoredForecast[],
+  unresolved: readonly { signalType: SignalType; confidence: Confidence }[],
+): BacktestRow[] {
+  const rows: BacktestRow[] = [];
+  const open = (type: SignalType | "all", confidence: Confidence | "all") =>
+    unresolved.filter(
+      (u) =>
+        (type === "all" || u.signalType === type) && (confidence === "all" || u.confidence === confidence),
+    ).length;
+  for (const type of SIGNAL_TYPES) {
+    for (const confidence of [...CONFIDENCE_SCALE].reverse()) {
+      rows.push(
+        summarize(
+          type,
+          confidence,
+          forecasts.filter((f) => f.signal_type === type && f.confidence === confidence),
+          open(type, confidence),
+        ),
+      );
     }
   }
-  // The naive rule, per division of the buyer's past awards.
-  const lastByDivision = new Map<string, { date: string; tenders: Set<number> }>();
-  for (const award of past.awards) {
-    const division = cpvDivision(award.cpv);
-    if (!division || !award.awardDate) {
-      continue;
-    }
-    const entry = lastByDivision.get(division) ?? { date: award.awardDate, tenders: new Set<number>() };
-    entry.tenders.add(award.tenderId);
-    if (award.awardDate > entry.date) {
-      entry.date = award.awardDate;
-    }
-    lastByDivision.set(division, entry);
+  for (const type of SIGNAL_TYPES) {
+    rows.push(
+      summarize(
+        type,
+        "all",
+        forecasts.filter((f) => f.signal_type === type),
+        open(type, "all"),
+      ),
+    );
   }
-  const pastTenders = new RetenderIndex(past.tenders);
-  for (const [division, last] of lastByDivision) {
-    const windowEnd = addMonths(last.date, NAIVE_MONTHS);
-    if (windowEnd < asOf || pastTenders.firstAfter(division, last.date, null, last.tenders)) {
-      continue;
-    }
-    if (windowEnd > dataUntil) {
-      continue;
-    }
-    board.base.forecasts++;
-    const actual = everything.firstAfter(division, dayBefore, windowEnd, last.tenders);
-    if (actual) {
-      board.base.hits++;
-    }
-  }
+  rows.push(summarize("all", "all", forecasts, open("all", "all")));
+  return rows;
 }
 
 const BUYERS_PER_CHUNK = 1_000;
 
-/** Runs the backtest at each as-of date (ascending, distinct), stores it and returns it. */
+/**
+ * Runs the backtest at each as-of date (ascending, distinct), stores it and returns it. `coverageEnd` overrides
+ * the coverage end derived from the data; `onForecast` receives every scored forecast (`--forecasts-out`).
+ */
 export async function backtestRenewals({
   db,
   log,
   asOf,
   now,
-  windows = EXPIRY_WINDOWS,
+  coverageEnd = null,
+  params = RENEWAL_PARAMETERS,
+  onForecast,
   progress,
 }: {
   db: Db;
   log: Logger;
   asOf: readonly string[];
   now: Date;
-  /** Expiry windows to score instead of the service's (comparing candidates: docs/signals.md). */
-  windows?: ExpiryWindows;
+  coverageEnd?: string | null;
+  /** Parameters to score instead of the service's (comparing candidates: docs/signals.md). */
+  params?: RenewalParameters;
+  onForecast?: (forecast: ScoredForecast) => void;
   progress?: Progress;
 }): Promise<BacktestResult> {
   const dates = [...new Set(asOf)].sort();
-  const corpus = await backtestCorpus(db);
-  const boards = dates.map(() => new Scoreboard());
-  const dataUntil = corpus.data_until;
-  if (dataUntil !== null) {
+  const [corpus, bySource] = await Promise.all([backtestCorpus(db), sourceCoverageEnds(db)]);
+  const derived = Object.values(bySource).sort()[0] ?? null;
+  const end = coverageEnd ?? derived;
+  const perDate = dates.map(() => ({
+    scored: [] as ScoredForecast[],
+    unresolved: [] as { signalType: SignalType; confidence: Confidence }[],
+  }));
+  if (end !== null) {
     const buyers = await listBuyersWithTenders(db);
     for (let i = 0; i < buyers.length; i += BUYERS_PER_CHUNK) {
       for (const evidence of await loadBuyerEvidence(db, buyers.slice(i, i + BUYERS_PER_CHUNK))) {
         for (const [d, date] of dates.entries()) {
-          scoreBuyer(evidence, date, dataUntil, boards[d] as Scoreboard, windows);
+          const { scored, unresolved } = scoreBuyer(evidence, date, end, params);
+          const target = perDate[d] as (typeof perDate)[number];
+          target.scored.push(...scored);
+          target.unresolved.push(...unresolved);
+          for (const forecast of scored) {
+            onForecast?.(forecast);
+          }
         }
       }
       progress?.report(
@@ -214,46 +350,45 @@ export async function backtestRenewals({
       );
     }
   }
-  const total = new Scoreboard();
-  for (const board of boards) {
-    total.add(board);
-  }
-  const table = total.rows();
-  const signals = table.reduce((sum, row) => sum + row.signals, 0);
-  const hits = table.reduce((sum, row) => sum + row.hits, 0);
-  const overallRate = rate(hits, signals);
-  const base = total.baseRate();
+  const all = perDate.flatMap((p) => p.scored);
+  const rows = backtestRows(
+    all,
+    perDate.flatMap((p) => p.unresolved),
+  );
   const synthetic =
     corpus.tenders === 0 ? 0 : Math.round((corpus.synthetic_tenders / corpus.tenders) * 10_000) / 10_000;
   const result: BacktestResult = {
+    version: 2,
     as_of: dates,
+    coverage_end: end,
+    coverage_end_by_source: bySource,
+    coverage_end_from: coverageEnd !== null ? "argument" : "data",
     corpus: {
       awards: corpus.awards,
       tenders: corpus.tenders,
       buyers: corpus.buyers,
-      data_until: corpus.data_until,
       synthetic_share: synthetic,
     },
-    rules: RULES,
-    table,
-    overall: { signals, hits, hit_rate: overallRate },
-    base_rate: base,
-    lift:
-      overallRate === null || base.hit_rate === null || base.hit_rate === 0
-        ? null
-        : Math.round((overallRate / base.hit_rate) * 100) / 100,
+    rules: BACKTEST_RULES,
+    rows,
     per_as_of: dates.map((date, d) => ({
       as_of: date,
-      table: (boards[d] as Scoreboard).rows(),
-      base_rate: (boards[d] as Scoreboard).baseRate(),
+      rows: backtestRows(
+        (perDate[d] as (typeof perDate)[number]).scored,
+        (perDate[d] as (typeof perDate)[number]).unresolved,
+      ),
     })),
     note:
       synthetic > 0
-        ? "Computed on synthetic data: these hit rates prove the pipeline, not the forecasting method; real " +
-          "data gives the real figure."
+        ? "Computed on synthetic data: these rates prove the pipeline, not the forecasting method; real data " +
+          "gives the real figure."
         : "Computed on the ingested upstream notices.",
   };
   await insertBacktest(db, { runAt: now, asOf: dates, result });
-  log.info({ as_of: dates, signals, hits, base_rate: base.hit_rate }, "renewal backtest stored");
+  const overall = rows[rows.length - 1] as BacktestRow;
+  log.info(
+    { as_of: dates, coverage_end: end, scored: overall.scored, skill: overall.skill, ci: overall.skill_ci95 },
+    "renewal backtest stored",
+  );
   return result;
 }

@@ -14,7 +14,6 @@ import {
   takeDirtySignalPairs,
   writeSignals,
 } from "../../db/queries/renewals.ts";
-import { EXPIRY_WINDOWS } from "../../domain/renewals/signal.ts";
 import { addDays, calendarDate } from "../../lib/calendar.ts";
 import type { Clock } from "../../lib/clock.ts";
 import type { Logger } from "../../lib/logger.ts";
@@ -203,9 +202,7 @@ async function recomputeBuyers(
     lap("other");
     const evidence = await loadBuyerEvidence(tx, buyers.slice(i, i + BUYERS_PER_CHUNK));
     lap("evidence");
-    const signals: ComputedSignal[] = evidence.flatMap((buyer) =>
-      computeBuyerSignals(buyer, EXPIRY_WINDOWS, keepFrom),
-    );
+    const signals: ComputedSignal[] = evidence.flatMap((buyer) => computeBuyerSignals(buyer, keepFrom));
     lap("compute");
     // Incremental: the same slice of pairs as the evidence's. Signals no longer derived go; of the others only
     // the new and changed are written, by digest (migration 0024).

@@ -1,4 +1,5 @@
 import type { Queryable } from "../client.ts";
+import { LISTED_CONFIDENCE_RANK } from "./renewals.ts";
 
 /** The reads behind GET /v1/demo: the newest tender, one open renewal signal, and per-source coverage. */
 
@@ -57,7 +58,8 @@ export interface SampleSignalRow {
 export async function openSignalNear(
   db: Queryable,
   today: string,
-  options: { started: boolean; signalType: string | null },
+  /** `listedOnly`: only signals GET /v1/renewals lists by default (LISTED_CONFIDENCE_RANK and up). */
+  options: { started: boolean; signalType: string | null; listedOnly: boolean },
 ): Promise<SampleSignalRow | undefined> {
   const { rows } = await db.query<SampleSignalRow>(
     `SELECT s.id, s.signal_type, s.confidence, s.basis, t.title AS tender_title, a.end_date AS award_end_date,
@@ -68,6 +70,7 @@ export async function openSignalNear(
        LEFT JOIN companies c ON c.id = a.winner_company_id
       WHERE s.retendered_by IS NULL
         AND s.window_end >= $1::date
+        AND s.confidence_rank >= $3
         AND ${options.started ? "s.window_start <= $1::date" : "s.window_start > $1::date"}
         AND ($2::text IS NULL OR s.signal_type = $2)
       ORDER BY ${
@@ -76,7 +79,7 @@ export async function openSignalNear(
           : "s.window_start, s.confidence_rank DESC, s.id"
       }
       LIMIT 1`,
-    [today, options.signalType],
+    [today, options.signalType, options.listedOnly ? LISTED_CONFIDENCE_RANK : 1],
   );
   return rows[0];
 }

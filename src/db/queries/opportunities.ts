@@ -1,4 +1,5 @@
 import type { Queryable } from "../client.ts";
+import { LISTED_CONFIDENCE_RANK } from "./renewals.ts";
 
 /**
  * Reads behind GET /v1/companies/{id}/opportunities (domain/companies/list-company-opportunities.ts owns the
@@ -209,7 +210,7 @@ export async function listOpportunities(
                       WHEN c.buyer_id IS NOT NULL AND c.publication_date IS NOT NULL AND EXISTS (
                              SELECT 1 FROM renewal_signals s
                               WHERE s.buyer_id = c.buyer_id AND s.cpv_division = left(c.cpv_main, 2)
-                                AND s.retendered_by IS NULL
+                                AND s.retendered_by IS NULL AND s.confidence_rank >= $25
                                 AND c.publication_date BETWEEN s.window_start AND s.window_end) THEN $22::int
                       ELSE 0 END)::int AS score
          FROM candidates c
@@ -249,6 +250,7 @@ export async function listOpportunities(
       weights.renewalOpen,
       page.limit,
       page.offset,
+      LISTED_CONFIDENCE_RANK,
     ],
   );
   const total = rows[0]?.total ?? 0;

@@ -4,6 +4,7 @@ import {
   type BuyerEvidence,
   type ComputedSignal,
   type TenderEvidence,
+  tenderClasses,
   tenderDivisions,
 } from "../../analytics/renewals/rules.ts";
 import type { Queryable } from "../client.ts";
@@ -108,6 +109,9 @@ interface AwardRow {
   extension_text: string | null;
   extension_months: number | null;
   extension_end_date: string | null;
+  tender_publication_date: string | null;
+  tender_title: string | null;
+  procedure_type: string | null;
 }
 
 interface TenderRow {
@@ -116,6 +120,7 @@ interface TenderRow {
   tender_ref: string;
   publication_date: string;
   cpv_all: (string | null)[];
+  title: string | null;
 }
 
 /** A row of the pair evidence: a tender, with one of its awards of the pair's divisions or none. */
@@ -133,7 +138,8 @@ const AWARD_COLUMNS = `a.id AS award_id, coalesce(a.source_ref, t.source_ref) AS
        coalesce(a.duration_months, t.duration_months) AS duration_months,
        (a.framework OR t.framework) AS framework, coalesce(a.cpv, t.cpv_main) AS cpv,
        c.id AS company_id, c.name AS company_name,
-       a.extension_text, a.extension_months, a.extension_end_date`;
+       a.extension_text, a.extension_months, a.extension_end_date,
+       t.publication_date AS tender_publication_date, t.title AS tender_title, t.procedure_type`;
 
 /** The conditions on an award of `tenders t` that the evidence uses (besides its tender's visibility). */
 const AWARD_USED = "NOT a.superseded AND (a.winner_company_id IS NOT NULL OR a.winner_name IS NOT NULL)";
@@ -155,6 +161,9 @@ function awardEvidence(row: Omit<AwardRow, "buyer_id"> & { award_id: number }): 
     extensionText: row.extension_text,
     extensionMonths: row.extension_months,
     extensionEndDate: row.extension_end_date,
+    tenderPublicationDate: row.tender_publication_date,
+    tenderTitle: row.tender_title,
+    competed: row.procedure_type !== "minor-contract",
   };
 }
 
@@ -164,6 +173,8 @@ function tenderEvidence(row: TenderRow): TenderEvidence {
     ref: row.tender_ref,
     publicationDate: row.publication_date,
     divisions: tenderDivisions(row.cpv_all),
+    classes: tenderClasses(row.cpv_all),
+    title: row.title,
   };
 }
 
@@ -214,7 +225,7 @@ export async function loadBuyerEvidence(
       [buyerIds],
     ),
     db.query<TenderRow>(
-      `SELECT t.buyer_id, t.id AS tender_id, t.source_ref AS tender_ref, t.publication_date, t.cpv_all
+      `SELECT t.buyer_id, t.id AS tender_id, t.source_ref AS tender_ref, t.publication_date, t.cpv_all, t.title
          FROM tenders t
         WHERE t.buyer_id = ANY($1::bigint[])
           AND t.publication_date IS NOT NULL
@@ -263,7 +274,7 @@ async function loadPairEvidence(db: Queryable, scope: readonly BuyerDivisions[])
     `SELECT p.buyer_id, e.*
        FROM unnest($1::bigint[], $2::text[]) AS p (buyer_id, divisions)
       CROSS JOIN LATERAL (
-        SELECT t.id AS tender_id, t.source_ref AS tender_ref, t.publication_date, t.cpv_all,
+        SELECT t.id AS tender_id, t.source_ref AS tender_ref, t.publication_date, t.cpv_all, t.title,
                (t.publication_date IS NOT NULL AND t.cpv_prefixes && string_to_array(p.divisions, ',')) AS listed,
                ${AWARD_COLUMNS}
           FROM tenders t
@@ -336,9 +347,14 @@ const SIGNAL_COLUMNS = [
 /** The signal columns, each prefixed (`excluded.`), as a comma-separated list. */
 const signalColumns = (prefix = ""): string => SIGNAL_COLUMNS.map((c) => prefix + c).join(", ");
 
-/** The basis as stored: the rule texts are the same for every signal of a type, served by withRules. */
+/** The basis as stored: the rule texts and measured rates are the same for every signal of a type, served by withRules. */
 function storedBasis(signal: ComputedSignal): string {
-  const { window_rule: _window, confidence_rule: _confidence, ...stored } = signal.basis;
+  const {
+    window_rule: _window,
+    confidence_rule: _confidence,
+    confidence_measured: _measured,
+    ...stored
+  } = signal.basis;
   return JSON.stringify(stored);
 }
 
@@ -465,6 +481,13 @@ export async function writeSignals(
   );
 }
 
+/**
+ * The confidence rank (1 low, 2 medium, 3 high) from which a signal is listed where no reader asks otherwise:
+ * GET /v1/renewals by default, the research brief, the demo and the opportunity score. Low-confidence signals
+ * showed no skill over a random window on real history (docs/signals.md).
+ */
+export const LISTED_CONFIDENCE_RANK = 2;
+
 export interface RenewalFilters {
   /** CPV prefix, digits only. */
   cpvPrefix: string | null;
@@ -588,36 +611,62 @@ export async function insertBacktest(
   ]);
 }
 
-/** The newest backtest run, or undefined when none has been stored. */
+/**
+ * The newest backtest run of the current result shape (version 2: skill against a same-width baseline), or
+ * undefined when none has been stored. Older runs scored another heuristic with another rule: not reported.
+ */
 export async function latestBacktest(db: Queryable): Promise<BacktestRecord | undefined> {
   const { rows } = await db.query<BacktestRecord>(
-    "SELECT run_at, as_of::text[] AS as_of, result FROM renewal_backtests ORDER BY run_at DESC, id DESC LIMIT 1",
+    `SELECT run_at, as_of::text[] AS as_of, result FROM renewal_backtests
+      WHERE result->>'version' = '2' ORDER BY run_at DESC, id DESC LIMIT 1`,
   );
   return rows[0];
 }
 
-/** The size and reach of the data a backtest runs on. */
+/** The size of the data a backtest runs on. */
 export async function backtestCorpus(db: Queryable): Promise<{
   awards: number;
   tenders: number;
   buyers: number;
-  data_until: string | null;
   synthetic_tenders: number;
 }> {
   const { rows } = await db.query<{
     awards: number;
     tenders: number;
     buyers: number;
-    data_until: string | null;
     synthetic_tenders: number;
   }>(
     `SELECT (SELECT count(*)::int FROM awards WHERE NOT superseded) AS awards,
             count(*)::int AS tenders,
             count(DISTINCT buyer_id)::int AS buyers,
-            max(publication_date) AS data_until,
             count(*) FILTER (WHERE is_synthetic)::int AS synthetic_tenders
        FROM tenders
       WHERE tender_searchable(linked_to, deleted_at, deletion_reason)`,
   );
-  return rows[0] ?? { awards: 0, tenders: 0, buyers: 0, data_until: null, synthetic_tenders: 0 };
+  return rows[0] ?? { awards: 0, tenders: 0, buyers: 0, synthetic_tenders: 0 };
+}
+
+/**
+ * Each source's coverage end derived from its data: the last day of the last month whose count of published
+ * tenders is at least a quarter of the source's median month. The maximum publication date is no coverage end:
+ * one stray late notice (or a late batch) would move it by months or years.
+ */
+export async function sourceCoverageEnds(db: Queryable): Promise<Record<string, string>> {
+  const { rows } = await db.query<{ source: string; coverage_end: string }>(
+    `WITH months AS (
+       SELECT source, date_trunc('month', publication_date)::date AS month, count(*) AS tenders
+         FROM tenders
+        WHERE publication_date IS NOT NULL AND tender_searchable(linked_to, deleted_at, deletion_reason)
+        GROUP BY source, month
+     ),
+     typical AS (
+       SELECT source, percentile_cont(0.5) WITHIN GROUP (ORDER BY tenders) AS median FROM months GROUP BY source
+     )
+     SELECT m.source, (max(m.month) + interval '1 month' - interval '1 day')::date::text AS coverage_end
+       FROM months m JOIN typical t USING (source)
+      WHERE m.tenders >= t.median / 4
+      GROUP BY m.source
+      ORDER BY m.source`,
+  );
+  return Object.fromEntries(rows.map((r) => [r.source, r.coverage_end]));
 }

@@ -8,6 +8,7 @@ import {
   wordsMatchSql,
 } from "./date-probe.ts";
 import { Params, spanishTsquery } from "./params.ts";
+import { LISTED_CONFIDENCE_RANK } from "./renewals.ts";
 import { SEARCH_WINDOW } from "./search.ts";
 
 /**
@@ -322,11 +323,13 @@ export async function matchedSignals(
   const cte = matchedTendersCte(scope, params);
   const today = params.add(scope.today);
   const buyers = params.add(scope.buyerIds);
+  const listed = params.add(LISTED_CONFIDENCE_RANK);
   const { rows } = await db.query<MatchedSignalRow & { total: number }>(
     `WITH ${cte},
      open AS MATERIALIZED (
        SELECT s.id, s.window_start, s.confidence_rank FROM renewal_signals s
         WHERE s.retendered_by IS NULL AND s.window_end >= ${today}::date
+          AND s.confidence_rank >= ${listed}
           AND (s.tender_id IN (SELECT id FROM mt) OR s.buyer_id = ANY(${buyers}::bigint[]))
      ),
      page AS (
@@ -488,7 +491,8 @@ export async function activeBuyers(
               'last_publication', r.last_publication,
               'open_signals', (SELECT count(*)::int FROM renewal_signals s
                                 WHERE s.buyer_id = r.buyer_id AND s.retendered_by IS NULL
-                                  AND s.window_end >= ${today}::date),
+                                  AND s.window_end >= ${today}::date
+                                  AND s.confidence_rank >= ${params.add(LISTED_CONFIDENCE_RANK)}),
               'evidence', (SELECT json_agg(json_build_object('source', t.source, 'source_ref', t.source_ref,
                                                              'url', t.url) ORDER BY e.date DESC NULLS LAST, e.id DESC)
                              FROM (SELECT * FROM recent WHERE recent.buyer_id = r.buyer_id

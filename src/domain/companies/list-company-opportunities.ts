@@ -92,7 +92,8 @@ export function scoreExplanation(
     `when estimated_value (EUR) is within a factor ${w.valueNearFactor} of the company's median award value ` +
     `(${median}), ${w.valueFar} within a factor ${w.valueFarFactor} + renewal ${w.renewalRetendered} when a ` +
     `renewal signal of the buyer was re-tendered by this tender, else ${w.renewalOpen} when an open signal ` +
-    "of the buyer in the tender's CPV division has a window holding the publication date. The company's " +
+    "of medium confidence or more of the buyer in the tender's CPV division has a window holding the " +
+    "publication date. The company's " +
     "awards are its own and those of the joint ventures (UTE) it is a member of. Order: score descending, " +
     "then id descending. A deterministic heuristic, not a probability."
   );

@@ -104,7 +104,7 @@ function toTender(row: SampleTenderRow): DemoTender {
 }
 
 function toRenewal(row: SampleSignalRow): DemoRenewal {
-  const basis = withRules(row.basis as SignalBasis);
+  const basis = withRules(row.basis as SignalBasis, row.confidence as Confidence);
   const evidence =
     basis.signal_type === "recurrence"
       ? basis.award_history.map((event) => `award ${event.source_ref} on ${event.award_date}`)
@@ -133,7 +133,7 @@ function toRenewal(row: SampleSignalRow): DemoRenewal {
  * The free demo (SPEC.md, Demo sample): one labelled sample tender (the most recently published) and one labelled
  * renewal signal: an open one (not re-tendered, window not over) whose window started most recently, a recurrence
  * signal when there is one (the spec's sample shows a recurrence basis), else any type, else the soonest upcoming
- * window. Also the priced endpoints and what each source holds. An empty database answers with nulls and a note on how
+ * window; of the signals GET /v1/renewals lists by default (medium or high) first, else of the low ones. Also the priced endpoints and what each source holds. An empty database answers with nulls and a note on how
  * to load data.
  */
 export async function getDemo({ ctx, input }: { ctx: DomainContext; input: DemoInput }): Promise<DemoResult> {
@@ -142,13 +142,16 @@ export async function getDemo({ ctx, input }: { ctx: DomainContext; input: DemoI
   const today = calendarDate(now);
   const [tender, recurrence, coverage] = await Promise.all([
     newestTender(db),
-    openSignalNear(db, today, { started: true, signalType: "recurrence" }),
+    openSignalNear(db, today, { started: true, signalType: "recurrence", listedOnly: true }),
     sourceCoverage(db),
   ]);
   const signal =
     recurrence ??
-    (await openSignalNear(db, today, { started: true, signalType: null })) ??
-    (await openSignalNear(db, today, { started: false, signalType: null }));
+    (await openSignalNear(db, today, { started: true, signalType: null, listedOnly: true })) ??
+    (await openSignalNear(db, today, { started: false, signalType: null, listedOnly: true })) ??
+    // Only low signals: one of them, labelled low (its basis says what that level measured), rather than none.
+    (await openSignalNear(db, today, { started: true, signalType: null, listedOnly: false })) ??
+    (await openSignalNear(db, today, { started: false, signalType: null, listedOnly: false }));
   const provenance: Provenance[] = [];
   for (const row of [tender, signal]) {
     if (row && !provenance.some((p) => p.source === row.source && p.source_ref === row.source_ref)) {

@@ -39,7 +39,11 @@ export const RenewalsInputSchema = z.object({
   min_confidence: z
     .enum(["low", "medium", "high"])
     .optional()
-    .meta({ description: "Lowest confidence to list: low lists all, high only high." }),
+    .meta({
+      description:
+        "Lowest confidence to list: low lists all, high only high. Default medium: low signals showed no skill " +
+        "over a random window on real history (their basis.confidence_measured says so).",
+    }),
   // A string on the wire (a REST query has no booleans); MCP callers send "true" or "false" likewise.
   include_retendered: z
     .enum(["true", "false"], { error: "true or false" })
@@ -72,12 +76,18 @@ export interface RenewalsResult {
 
 export const RENEWALS_METHODOLOGY =
   "Renewal signals are a deterministic heuristic over published awards and dates, not a calibrated " +
-  "probability. duration_expiry and framework_expiry: a contract's end (published, else start + duration, " +
-  "else award date + duration) with a window around it; recurrence: a buyer's award events in a CPV division, " +
-  "predicted at the last event plus the median interval. Each signal's basis carries its evidence, window " +
-  "rule and confidence rule; meta.backtest reports how often such forecasts came true on past data.";
+  "probability, and only of competed procedures (a minor contract is a direct award no supplier can bid for). " +
+  "duration_expiry and framework_expiry: a procedure's contract end (published, else start + duration, else " +
+  "award date + duration), less the time the buyer took from call to award, plus or minus 45 days; " +
+  "recurrence: a buyer's competed purchases of a CPV class, a year after the last burst, plus or minus 30 days. " +
+  "Each signal's basis carries its evidence, window rule, confidence rule and the measured rate its confidence " +
+  "stands for (confidence_measured); meta.backtest reports the latest backtest: hit rates beside a window of " +
+  "the same length placed at random (skill), with a 95 % interval. Low-confidence signals are listed only with " +
+  "min_confidence=low.";
 
 const CONFIDENCE_RANK: Record<Confidence, number> = { low: 1, medium: 2, high: 3 };
+/** What GET /v1/renewals lists without min_confidence: the levels with measured skill (docs/signals.md). */
+export const DEFAULT_MIN_CONFIDENCE: Confidence = "medium";
 
 /**
  * Renewal signals whose window overlaps [today, today + window_months], ordered by window start, then
@@ -109,7 +119,7 @@ export async function listRenewals({
     buyerIds,
     from: today,
     to: addMonths(today, input.window_months),
-    minConfidenceRank: input.min_confidence ? CONFIDENCE_RANK[input.min_confidence] : 1,
+    minConfidenceRank: CONFIDENCE_RANK[input.min_confidence ?? DEFAULT_MIN_CONFIDENCE],
     includeRetendered: input.include_retendered,
     limit: input.size,
     offset: (input.page - 1) * input.size,
@@ -134,6 +144,6 @@ export function toSignal(r: RenewalRecord): RenewalSignal {
     window_start: r.window_start,
     window_end: r.window_end,
     confidence: r.confidence as Confidence,
-    basis: withRules(r.basis as SignalBasis),
+    basis: withRules(r.basis as SignalBasis, r.confidence as Confidence),
   };
 }
