@@ -200,9 +200,11 @@ const TOOLS: Tool[] = [
     title: "Contracts about to be re-tendered",
     endpoint: "GET /v1/renewals",
     description:
-      "Re-tender forecast signals (a deterministic heuristic, not probabilities) whose window overlaps the " +
-      "next window_months (1 to 36): contract expiries, framework expiries and buyers' recurring purchases, " +
-      "each with its evidence, plus the latest backtest hit rates. Use it to see what will come up for tender. " +
+      "Re-tender forecast signals (a deterministic heuristic, not probabilities) of competed procedures whose " +
+      "window overlaps the next window_months (1 to 36): contract expiries, framework expiries and buyers' yearly " +
+      "purchases, each with its evidence and the measured hit rate its confidence stands for, plus the latest " +
+      "backtest (hit rate beside a random window of the same length). Lists medium and high by default " +
+      "(min_confidence=low adds signals that showed no skill). Use it to see what will come up for tender. " +
       `${cost("GET /v1/renewals")} ${PAYING}`,
     // JSON has booleans: include_retendered takes true/false as well as REST's "true"/"false".
     input: priced(RenewalsInputSchema).safeExtend({
