@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { recomputeSignals } from "../../src/analytics/renewals/recompute.ts";
 import type { Db } from "../../src/db/client.ts";
 import { migrate } from "../../src/db/migrate.ts";
 import type { IngestDeps } from "../../src/ingest/run-context.ts";
@@ -180,6 +181,9 @@ describe(`migration 0023 on data ingested before it (${TEST_ENGINE})`, () => {
     });
     const { applied } = await migrate(beforeDb);
     expect(applied).toContain("0023_vocabulary");
+    // A later migration (renewal basis version 2) drops the stored signals and marks every pair for the recompute
+    // that follows the next ingest run: that step runs here, as it would in the service.
+    await recomputeSignals({ db: beforeDb, log: oldTree.deps(beforeDb).log, now: () => NOW });
     migratedDump = await dumpDatabase(beforeDb);
     const { rows } = await beforeDb.query<{ source_ref: string }>(
       "SELECT source_ref FROM tenders WHERE normalization_version < 2 ORDER BY source, source_ref",
